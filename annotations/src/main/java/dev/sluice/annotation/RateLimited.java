@@ -1,0 +1,195 @@
+package dev.sluice.annotation;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Repeatable;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Limits how often the annotated method may be called.
+ *
+ * <p>Each {@code @RateLimited} is one <em>tier</em>: at most {@link #limit()} permits per
+ * {@link #window()} for each value of the {@link #key()} expression. Repeat the annotation
+ * to add tiers; a call must pass all of them:
+ *
+ * <pre class="code">
+ * &#64;RateLimited(key = "#ip", limit = 3, window = "1m", blockFor = "15m")
+ * &#64;RateLimited(key = "#req.phone", limit = 10, window = "1h")
+ * public OtpResponse sendOtp(OtpRequest req) { ... }
+ * </pre>
+ *
+ * <p>Tiers that share a limiter name and key form one limiter and are decided atomically: a
+ * call rejected by any of them is counted by none (unless a tier sets
+ * {@link #countRejected()}). Tiers with different keys are separate limiters, checked in
+ * declaration order; a call rejected by a later one has already been counted by the earlier
+ * ones.
+ *
+ * <p>On a type, the annotation applies to every public method the type declares that has no
+ * {@code @RateLimited} of its own (each method gets its own limiter). It also works as a
+ * meta-annotation, one level deep, so a team can name its policies:
+ *
+ * <pre class="code">
+ * &#64;Retention(RUNTIME) &#64;Target(METHOD)
+ * &#64;RateLimited(key = "#ip", limit = 3, window = "1m")
+ * &#64;RateLimited(key = "#ip", limit = 20, window = "1d")
+ * public &#64;interface OtpLimit {}
+ * </pre>
+ *
+ * <p>Annotations are read and validated once per method. Under Spring every annotated bean is
+ * validated when the context starts, so a bad annotation fails start-up with a message naming
+ * the method and the attribute, not the first call.
+ *
+ * <p><strong>How calls are intercepted.</strong> With Spring AOP ({@code @EnableRateLimiting}
+ * or the Spring Boot starter) a call is limited only when it goes through the Spring proxy:
+ * a method calling another annotated method <em>of the same object</em> ({@code this.send()})
+ * bypasses the proxy and is not limited, and neither are objects Spring does not manage.
+ * Weaving the aspect {@code dev.sluice.aop.RateLimitedAspect} with AspectJ (at compile time
+ * with the AspectJ Maven plugin, or at load time) covers both cases, because the limit is then
+ * part of the method itself. Either way, annotations on interface methods are not inherited by
+ * their implementations (Spring fails start-up when it finds one): annotate the implementing
+ * class or method.
+ *
+ * @see Algorithm
+ * @see OnLimit
+ * @see RateLimits
+ */
+@Documented
+@Repeatable(RateLimits.class)
+@Retention(RetentionPolicy.RUNTIME)
+@Target({ElementType.METHOD, ElementType.TYPE, ElementType.ANNOTATION_TYPE})
+public @interface RateLimited {
+
+    /**
+     * The limiter's name: part of every stored key (so two limiters never share a counter),
+     * the name configuration overrides refer to, the metric tag, and the policy name in HTTP
+     * rate-limit headers. {@code ${...}} placeholders are resolved.
+     *
+     * <p>Default: {@code "SimpleClassName.method"}, for example {@code "OtpController.sendOtp"};
+     * an overloaded method adds its parameter types: {@code "Orders.find(String,int)"}. When the
+     * tiers of one method use different keys and no name, each key gets its own limiter, named
+     * with the key expression appended: {@code "OtpController.sendOtp[#ip]"}. Tiers that give
+     * the same name must give the same key; methods that give the same name share counters.
+     *
+     * <p>Example: {@code name = "otp"}.
+     */
+    String name() default "";
+
+    /**
+     * A SpEL expression giving the key the limit is counted for: each distinct value has its
+     * own counters. Method arguments are available by name ({@code #phone}; compile with
+     * {@code -parameters}) and by position ({@code #p0}, {@code #a0}), as are
+     * {@code #root.method}, {@code #root.target}, {@code #root.args} and bean references
+     * ({@code @tenantResolver.current()}). In a web request the Spring Boot starter adds
+     * {@code #ip}, the client address (honouring only trusted proxies), and {@code #request}.
+     * The value is turned into a string; an expression that yields {@code null} or a blank
+     * string is an error, never a key shared by every caller.
+     *
+     * <p>Default: {@code ""}, one key for every call of the limiter (a global limit, as for an
+     * outbound API that caps the whole application).
+     *
+     * <p>Example: {@code key = "#req.phone"}.
+     */
+    String key() default "";
+
+    /**
+     * How many permits each key gets per {@link #window()}; for {@link Algorithm#TOKEN_BUCKET},
+     * the bucket's capacity. Must be positive.
+     *
+     * <p>Default: {@code -1}, meaning the limit comes from configuration by limiter name (with
+     * the Spring Boot starter, {@code sluice.limits.<name>.tiers}); start-up fails when no
+     * configuration supplies it.
+     *
+     * <p>Example: {@code limit = 100}.
+     */
+    long limit() default -1;
+
+    /**
+     * The length of the window the limit applies to; for {@link Algorithm#TOKEN_BUCKET}, the
+     * time in which an empty bucket refills completely. A whole number with a unit
+     * ({@code "500ms"}, {@code "2s"}, {@code "1m"}, {@code "1h"}, {@code "1d"}) or ISO-8601
+     * ({@code "PT10S"}); {@code ${...}} placeholders are resolved. At least one millisecond,
+     * in whole milliseconds.
+     *
+     * <p>Default: {@code ""}, meaning the window comes from configuration, as for
+     * {@link #limit()}.
+     *
+     * <p>Example: {@code window = "${limits.otp.window:1m}"}.
+     */
+    String window() default "";
+
+    /**
+     * How calls are counted. See {@link Algorithm} for each algorithm's guarantees.
+     *
+     * <p>Default: {@link Algorithm#SLIDING_WINDOW}.
+     *
+     * <p>Example: {@code algorithm = Algorithm.TOKEN_BUCKET}.
+     */
+    Algorithm algorithm() default Algorithm.SLIDING_WINDOW;
+
+    /**
+     * How many permits one call takes: a SpEL expression (a plain number is one) evaluated
+     * for every call, with the same variables as {@link #key()}. It must yield a whole number
+     * of at least 1, and no more than the smallest limit among the tiers.
+     *
+     * <p>Default: {@code "1"}.
+     *
+     * <p>Example: {@code cost = "#batch.size()"}.
+     */
+    String cost() default "1";
+
+    /**
+     * What happens when the call does not fit: {@link OnLimit#REJECT} throws at once,
+     * {@link OnLimit#WAIT} waits for a permit for up to {@link #maxWait()}.
+     *
+     * <p>Default: {@link OnLimit#REJECT}.
+     *
+     * <p>Example: {@code onLimit = OnLimit.WAIT, maxWait = "10s"}.
+     */
+    OnLimit onLimit() default OnLimit.REJECT;
+
+    /**
+     * With {@link OnLimit#WAIT}: the longest a caller waits for a permit before it is
+     * rejected. A call that could not fit within this time is rejected at once, without
+     * waiting. Same format as {@link #window()}. Only allowed with {@link OnLimit#WAIT}.
+     *
+     * <p>Default: {@code "0s"}.
+     *
+     * <p>Example: {@code maxWait = "10s"}.
+     */
+    String maxWait() default "0s";
+
+    /**
+     * The reason given when a call is rejected, carried by the exception and, with the Spring
+     * Boot starter, used as the {@code detail} of the HTTP 429 problem body. Never include
+     * the key's value: it may be personal data. {@code ${...}} placeholders are resolved.
+     *
+     * <p>Default: {@code ""}, a generic "Rate limit exceeded".
+     *
+     * <p>Example: {@code message = "Too many codes requested; try again later"}.
+     */
+    String message() default "";
+
+    /**
+     * After a call is rejected by this tier, reject every call with the same key for this
+     * long, whatever the tiers would say. Calls rejected during the block do not extend it.
+     * Same format as {@link #window()}.
+     *
+     * <p>Default: {@code ""}, no block.
+     *
+     * <p>Example: {@code blockFor = "15m"} (an OTP endpoint under attack).
+     */
+    String blockFor() default "";
+
+    /**
+     * Whether calls rejected by any tier of the limiter still count against this tier, so
+     * that a caller who keeps calling while limited stays limited instead of getting through
+     * as soon as the window allows. Without it, rejected calls count against no tier.
+     *
+     * <p>Default: {@code false}.
+     *
+     * <p>Example: {@code countRejected = true}.
+     */
+    boolean countRejected() default false;
+}

@@ -1,0 +1,39 @@
+package dev.sluice;
+
+import java.time.Duration;
+
+/**
+ * Observes what a {@link RateLimiter} decides: for metrics, rate-limit response headers or an
+ * audit trail. Called on the deciding thread; implementations are quick and never throw.
+ */
+public interface RateLimitListener {
+
+    /**
+     * The outcome of one call: the admitting decision, or the rejecting one (for a call that
+     * waited, the last). Not called when the store failed and the failure propagates.
+     *
+     * @param limiter  the limiter
+     * @param key      the key the call was counted for (personal data: do not log it lightly)
+     * @param decision the decision
+     */
+    default void onDecision(RateLimiter limiter, String key, Decision decision) {
+    }
+
+    /**
+     * The store failed; the limiter's {@link FailurePolicy} applies next.
+     *
+     * @param limiter the limiter
+     * @param failure what the store threw
+     */
+    default void onStoreFailure(RateLimiter limiter, RuntimeException failure) {
+    }
+
+    /**
+     * A call waited for a permit ({@code onLimit = WAIT}) before it was admitted or rejected.
+     *
+     * @param limiter the limiter
+     * @param waited  the time between the first decision and the last, on the limiter's clock
+     */
+    default void onWait(RateLimiter limiter, Duration waited) {
+    }
+}

@@ -1,0 +1,95 @@
+package dev.sluice;
+
+import dev.sluice.annotation.Algorithm;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Where rate-limit state lives, and the one place a decision is made.
+ *
+ * <p>A store decides all tiers of one key atomically: a call fits when every tier admits its
+ * cost; then every tier counts it. A call that does not fit is counted by none of them,
+ * except tiers with {@link Tier#countRejected()}. A tier with a {@link Tier#blockFor()} that
+ * rejects a call blocks the key for that long. The limit definition travels with every call;
+ * stores keep counters, never configuration, so a changed limit applies at once. State is
+ * kept per key, algorithm and window: changing a tier's limit keeps its counts.
+ *
+ * <p>Every implementation passes the store contract suite ({@code sluice-store-tck}), which
+ * pins down each algorithm and every {@link Decision} figure. Implementations are
+ * thread-safe.
+ *
+ * @see InMemoryRateLimitStore
+ */
+public interface RateLimitStore {
+
+    /**
+     * Decides one call and, if it fits, counts it.
+     *
+     * @param key   the key, already qualified by the limiter's name
+     * @param tiers the key's tiers, at least one; no two with the same algorithm and window
+     * @param cost  permits the call takes, from 1 to the smallest limit among the tiers
+     * @return the decision
+     * @throws IllegalArgumentException when the request is malformed (see {@link #check})
+     * @throws UnsupportedOperationException when a tier is not {@linkplain #supports supported}
+     */
+    Decision tryAcquire(String key, List<Tier> tiers, long cost);
+
+    /**
+     * Decides one call without blocking the calling thread; otherwise the same as
+     * {@link #tryAcquire}. Malformed requests and store failures complete the stage
+     * exceptionally.
+     *
+     * @param key   the key, already qualified by the limiter's name
+     * @param tiers the key's tiers
+     * @param cost  permits the call takes
+     * @return the decision, when made
+     */
+    CompletionStage<Decision> tryAcquireAsync(String key, List<Tier> tiers, long cost);
+
+    /**
+     * The algorithms this store implements; by default all of them.
+     *
+     * @return the supported algorithms
+     */
+    default Set<Algorithm> supportedAlgorithms() {
+        return Checks.ALL_ALGORITHMS;
+    }
+
+    /**
+     * Whether this store can honour a tier: its algorithm and its options
+     * ({@link Tier#countRejected()}, {@link Tier#blockFor()}). By default, whether it
+     * implements the algorithm. Requests with a tier the store cannot honour are refused,
+     * never decided approximately.
+     *
+     * @param tier a tier
+     * @return whether requests may contain it
+     */
+    default boolean supports(Tier tier) {
+        return supportedAlgorithms().contains(tier.algorithm());
+    }
+
+    /**
+     * Checks a request the way every store must, so that all stores refuse the same requests
+     * with the same messages. Stores call it first.
+     *
+     * @param store the store asked, for the tiers it {@linkplain #supports supports}
+     * @param key   the key: not null
+     * @param tiers the tiers: at least one, no two sharing algorithm and window
+     * @param cost  the cost: from 1 to the smallest limit
+     * @throws IllegalArgumentException when the request is malformed
+     * @throws UnsupportedOperationException when the store cannot honour a tier
+     */
+    static void check(RateLimitStore store, String key, List<Tier> tiers, long cost) {
+        Objects.requireNonNull(key, "key");
+        Checks.tiers(tiers);
+        for (Tier tier : tiers) {
+            if (!store.supports(tier)) {
+                throw new UnsupportedOperationException(store.getClass().getSimpleName() + " does not support "
+                        + tier + "; it supports " + store.supportedAlgorithms());
+            }
+        }
+        Checks.cost(tiers, cost);
+    }
+}

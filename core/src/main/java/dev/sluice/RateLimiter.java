@@ -1,0 +1,487 @@
+package dev.sluice;
+
+import dev.sluice.annotation.OnLimit;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * A named set of tiers over a store: the programmatic form of {@code @RateLimited}, and what
+ * the aspect calls for it. Everything the annotation does, a {@code RateLimiter} does.
+ *
+ * <pre class="code">
+ * RateLimiter otp = RateLimiter.builder()
+ *         .name("otp")
+ *         .store(store)
+ *         .tier(Tier.of(3, Duration.ofMinutes(1), Algorithm.SLIDING_WINDOW).withBlockFor(Duration.ofMinutes(15)))
+ *         .tier(Tier.of(20, Duration.ofDays(1), Algorithm.FIXED_WINDOW))
+ *         .build();
+ *
+ * otp.acquire(clientIp);                     // throws RateLimitExceededException when limited
+ * Decision decision = otp.tryAcquire(clientIp); // or decide yourself
+ * </pre>
+ *
+ * <p>Keys are counted per limiter: the store sees {@code name + ":" + key} (with {@code :} and
+ * {@code \\} in the name escaped by a backslash), so two limiters never share counters. A
+ * limiter is immutable and thread-safe.
+ */
+public final class RateLimiter {
+
+    private static final System.Logger LOGGER = System.getLogger(RateLimiter.class.getName());
+
+    private final String name;
+    private final String namespace;
+    private final RateLimitStore store;
+    private final List<Tier> tiers;
+    private final long cost;
+    private final OnLimit onLimit;
+    private final Duration maxWait;
+    private final String message;
+    private final InstantSource clock;
+    private final Sleeper sleeper;
+    private final FailurePolicy onStoreFailure;
+    private final RateLimitStore fallbackStore;
+    private final List<RateLimitListener> listeners;
+
+    private RateLimiter(Builder builder) {
+        this.name = builder.name;
+        // Escaped so that no name and key can spell another limiter's name and key.
+        this.namespace = name.replace("\\", "\\\\").replace(":", "\\:") + ':';
+        this.store = builder.store;
+        this.tiers = List.copyOf(builder.tiers);
+        this.cost = builder.cost;
+        this.onLimit = builder.onLimit;
+        this.maxWait = builder.maxWait;
+        this.message = builder.message;
+        this.clock = builder.clock;
+        this.sleeper = builder.sleeper;
+        this.onStoreFailure = builder.onStoreFailure;
+        this.listeners = List.copyOf(builder.listeners);
+        this.fallbackStore = onStoreFailure == FailurePolicy.LOCAL_FALLBACK
+                ? InMemoryRateLimitStore.builder().clock(clock).build() : null;
+    }
+
+    /**
+     * Starts a limiter definition.
+     *
+     * @return a builder; name, store and at least one tier are required
+     */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Decides one call of the default cost, without waiting or throwing.
+     *
+     * @param key the key to count the call for, not null
+     * @return the decision; when allowed, the call has been counted
+     */
+    public Decision tryAcquire(String key) {
+        return tryAcquire(key, cost);
+    }
+
+    /**
+     * Decides one call, without waiting or throwing.
+     *
+     * @param key  the key to count the call for, not null
+     * @param cost permits the call takes, from 1 to the smallest limit
+     * @return the decision; when allowed, the call has been counted
+     */
+    public Decision tryAcquire(String key, long cost) {
+        return reported(key, decide(key, cost));
+    }
+
+    private Decision decide(String key, long cost) {
+        String storeKey = storeKey(key);
+        try {
+            return store.tryAcquire(storeKey, tiers, cost);
+        } catch (IllegalArgumentException | UnsupportedOperationException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            return whenStoreFailed(e, storeKey, cost);
+        }
+    }
+
+    private Decision reported(String key, Decision decision) {
+        for (RateLimitListener listener : listeners) {
+            listener.onDecision(this, key, decision);
+        }
+        return decision;
+    }
+
+    /** Applies the failure policy; the failure propagates under {@link FailurePolicy#FAIL_CLOSED}. */
+    private Decision whenStoreFailed(RuntimeException failure, String storeKey, long cost) {
+        for (RateLimitListener listener : listeners) {
+            listener.onStoreFailure(this, failure);
+        }
+        switch (onStoreFailure) {
+            case FAIL_OPEN -> {
+                LOGGER.log(System.Logger.Level.WARNING, "Rate limiter '" + name + "' admitted a call unchecked:"
+                        + " its store failed", failure);
+                long limit = tiers.stream().mapToLong(Tier::limit).min().orElseThrow();
+                return new Decision(true, limit, limit - cost, Duration.ZERO, Duration.ZERO);
+            }
+            case LOCAL_FALLBACK -> {
+                LOGGER.log(System.Logger.Level.WARNING, "Rate limiter '" + name + "' decided a call in this JVM:"
+                        + " its store failed", failure);
+                return fallbackStore.tryAcquire(storeKey, tiers, cost);
+            }
+            default -> throw failure;
+        }
+    }
+
+    /**
+     * Takes a permit of the default cost as this limiter's {@link OnLimit} says: at once or
+     * not at all ({@code REJECT}), or waiting for up to {@code maxWait} ({@code WAIT}).
+     *
+     * @param key the key to count the call for, not null
+     * @return the admitting decision
+     * @throws RateLimitExceededException when the call is rejected; an interrupted wait
+     *         rejects too, with the thread's interrupt flag set again
+     */
+    public Decision acquire(String key) {
+        return acquire(key, cost);
+    }
+
+    /**
+     * Takes {@code cost} permits as this limiter's {@link OnLimit} says.
+     *
+     * @param key  the key to count the call for, not null
+     * @param cost permits the call takes, from 1 to the smallest limit
+     * @return the admitting decision
+     * @throws RateLimitExceededException when the call is rejected
+     * @see #acquire(String)
+     */
+    public Decision acquire(String key, long cost) {
+        Instant start = clock.instant();
+        Instant deadline = start.plus(maxWait);
+        boolean waited = false;
+        while (true) {
+            Decision decision = decide(key, cost);
+            Duration wait = decision.allowed() ? null : waitBefore(decision, deadline);
+            if (wait == null) {
+                if (waited) {
+                    reportWait(start);
+                }
+                reported(key, decision);
+                if (decision.allowed()) {
+                    return decision;
+                }
+                throw rejection(key, decision);
+            }
+            waited = true;
+            try {
+                sleeper.sleep(wait);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                reportWait(start);
+                throw rejection(key, reported(key, decision));
+            }
+        }
+    }
+
+    private void reportWait(Instant start) {
+        Duration waited = Duration.between(start, clock.instant());
+        for (RateLimitListener listener : listeners) {
+            listener.onWait(this, waited);
+        }
+    }
+
+    /**
+     * Takes a permit of the default cost without blocking the caller.
+     *
+     * @param key the key to count the call for, not null
+     * @return a stage completing with the admitting decision, or failing with
+     *         {@link RateLimitExceededException}
+     * @see #acquireAsync(String, long)
+     */
+    public CompletionStage<Decision> acquireAsync(String key) {
+        return acquireAsync(key, cost);
+    }
+
+    /**
+     * Takes {@code cost} permits as {@link #acquire(String, long)} does, but never blocks the
+     * calling thread: the store is asked asynchronously and waits are scheduled with
+     * {@link Sleeper#sleepAsync}.
+     *
+     * @param key  the key to count the call for, not null
+     * @param cost permits the call takes
+     * @return a stage completing with the admitting decision, or failing with
+     *         {@link RateLimitExceededException}
+     */
+    public CompletionStage<Decision> acquireAsync(String key, long cost) {
+        Instant start = clock.instant();
+        return attemptAsync(key, cost, start, start.plus(maxWait), false);
+    }
+
+    private CompletionStage<Decision> attemptAsync(String key, long cost, Instant start, Instant deadline,
+                                                   boolean waited) {
+        String storeKey = storeKey(key);
+        return store.tryAcquireAsync(storeKey, tiers, cost).exceptionally(failure -> {
+            Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                    ? failure.getCause() : failure;
+            if (cause instanceof RuntimeException runtime && !(cause instanceof IllegalArgumentException)
+                    && !(cause instanceof UnsupportedOperationException)) {
+                return whenStoreFailed(runtime, storeKey, cost);
+            }
+            throw failure instanceof CompletionException completion ? completion : new CompletionException(cause);
+        }).thenCompose(decision -> {
+            Duration wait = decision.allowed() ? null : waitBefore(decision, deadline);
+            if (wait == null) {
+                if (waited) {
+                    reportWait(start);
+                }
+                reported(key, decision);
+                return decision.allowed() ? CompletableFuture.completedFuture(decision)
+                        : CompletableFuture.failedFuture(rejection(key, decision));
+            }
+            return sleeper.sleepAsync(wait).thenCompose(ignored -> attemptAsync(key, cost, start, deadline, true));
+        });
+    }
+
+    /** How long to wait before trying again, or {@code null} to reject now. */
+    private Duration waitBefore(Decision decision, Instant deadline) {
+        if (onLimit == OnLimit.REJECT) {
+            return null;
+        }
+        Duration wait = decision.retryAfter();
+        return wait.compareTo(Duration.between(clock.instant(), deadline)) > 0 ? null : wait;
+    }
+
+    private RateLimitExceededException rejection(String key, Decision decision) {
+        return new RateLimitExceededException(name, key, decision, message);
+    }
+
+    private String storeKey(String key) {
+        return namespace + Objects.requireNonNull(key, "key");
+    }
+
+    /**
+     * The limiter's name.
+     *
+     * @return the name
+     */
+    public String name() {
+        return name;
+    }
+
+    /**
+     * The tiers every call must pass.
+     *
+     * @return the tiers, unmodifiable
+     */
+    public List<Tier> tiers() {
+        return tiers;
+    }
+
+    /**
+     * What a call that does not fit does.
+     *
+     * @return the behaviour on limit
+     */
+    public OnLimit onLimit() {
+        return onLimit;
+    }
+
+    /**
+     * With {@link OnLimit#WAIT}, the longest a call waits.
+     *
+     * @return the maximum wait; zero with {@link OnLimit#REJECT}
+     */
+    public Duration maxWait() {
+        return maxWait;
+    }
+
+    /**
+     * The store deciding this limiter's calls.
+     *
+     * @return the store
+     */
+    public RateLimitStore store() {
+        return store;
+    }
+
+    @Override
+    public String toString() {
+        return "RateLimiter '" + name + "' " + tiers + (onLimit == OnLimit.WAIT ? " waiting up to " + maxWait : "");
+    }
+
+    /** Configures a {@link RateLimiter}. Not thread-safe; build once and share the limiter. */
+    public static final class Builder {
+
+        private String name;
+        private RateLimitStore store;
+        private final List<Tier> tiers = new ArrayList<>();
+        private long cost = 1;
+        private OnLimit onLimit = OnLimit.REJECT;
+        private Duration maxWait = Duration.ZERO;
+        private String message = "";
+        private InstantSource clock = InstantSource.system();
+        private Sleeper sleeper = Sleeper.system();
+        private FailurePolicy onStoreFailure = FailurePolicy.FAIL_CLOSED;
+        private final List<RateLimitListener> listeners = new ArrayList<>();
+
+        private Builder() {
+        }
+
+        /**
+         * The limiter's name: part of every stored key, the metric tag and the policy name in
+         * rate-limit headers. Required.
+         *
+         * @param name not blank
+         * @return this builder
+         */
+        public Builder name(String name) {
+            this.name = Objects.requireNonNull(name, "name");
+            return this;
+        }
+
+        /**
+         * Where counts are kept. Required.
+         *
+         * @param store the store, for example {@link InMemoryRateLimitStore}
+         * @return this builder
+         */
+        public Builder store(RateLimitStore store) {
+            this.store = Objects.requireNonNull(store, "store");
+            return this;
+        }
+
+        /**
+         * Adds a tier; every call must pass all of them.
+         *
+         * @param tier the tier
+         * @return this builder
+         */
+        public Builder tier(Tier tier) {
+            tiers.add(Objects.requireNonNull(tier, "tier"));
+            return this;
+        }
+
+        /**
+         * Replaces the tiers.
+         *
+         * @param tiers the tiers, at least one when the limiter is built
+         * @return this builder
+         */
+        public Builder tiers(List<Tier> tiers) {
+            this.tiers.clear();
+            tiers.forEach(this::tier);
+            return this;
+        }
+
+        /**
+         * The permits a call takes when the caller does not say.
+         *
+         * @param cost from 1 to the smallest limit; default 1
+         * @return this builder
+         */
+        public Builder cost(long cost) {
+            this.cost = cost;
+            return this;
+        }
+
+        /**
+         * What a call that does not fit does.
+         *
+         * @param onLimit default {@link OnLimit#REJECT}
+         * @return this builder
+         */
+        public Builder onLimit(OnLimit onLimit) {
+            this.onLimit = Objects.requireNonNull(onLimit, "onLimit");
+            return this;
+        }
+
+        /**
+         * With {@link OnLimit#WAIT}, the longest a call waits before it is rejected. A call
+         * that could not fit within it is rejected at once.
+         *
+         * @param maxWait default zero
+         * @return this builder
+         */
+        public Builder maxWait(Duration maxWait) {
+            this.maxWait = Objects.requireNonNull(maxWait, "maxWait");
+            return this;
+        }
+
+        /**
+         * The reason carried by {@link RateLimitExceededException}; never put the key in it.
+         *
+         * @param message default: "Rate limit exceeded"
+         * @return this builder
+         */
+        public Builder message(String message) {
+            this.message = Objects.requireNonNull(message, "message");
+            return this;
+        }
+
+        /**
+         * The clock measuring waits against {@code maxWait}. Stores have their own clock.
+         *
+         * @param clock default the system clock
+         * @return this builder
+         */
+        public Builder clock(InstantSource clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * How waits happen.
+         *
+         * @param sleeper default {@link Sleeper#system()}
+         * @return this builder
+         */
+        public Builder sleeper(Sleeper sleeper) {
+            this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
+            return this;
+        }
+
+        /**
+         * What happens when the store fails.
+         *
+         * @param onStoreFailure default {@link FailurePolicy#FAIL_CLOSED}
+         * @return this builder
+         */
+        public Builder onStoreFailure(FailurePolicy onStoreFailure) {
+            this.onStoreFailure = Objects.requireNonNull(onStoreFailure, "onStoreFailure");
+            return this;
+        }
+
+        /**
+         * Adds a listener told of every outcome, store failure and wait.
+         *
+         * @param listener the listener
+         * @return this builder
+         */
+        public Builder listener(RateLimitListener listener) {
+            listeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
+        /**
+         * Builds the limiter.
+         *
+         * @return the limiter
+         * @throws IllegalArgumentException when the definition is incomplete or inconsistent
+         */
+        public RateLimiter build() {
+            if (name == null || name.isBlank()) {
+                throw new IllegalArgumentException("a rate limiter needs a name");
+            }
+            if (store == null) {
+                throw new IllegalArgumentException("rate limiter '" + name + "' needs a store");
+            }
+            Checks.tiers(tiers);
+            Checks.maxWait(onLimit, maxWait);
+            Checks.cost(tiers, cost);
+            return new RateLimiter(this);
+        }
+    }
+}

@@ -1,0 +1,360 @@
+package dev.sluice;
+
+import static dev.sluice.annotation.Algorithm.FIXED_WINDOW;
+import static dev.sluice.annotation.Algorithm.TOKEN_BUCKET;
+import static java.time.Duration.ofMillis;
+import static java.time.Duration.ofMinutes;
+import static java.time.Duration.ofSeconds;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.annotation.OnLimit;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+class RateLimiterTest {
+
+    private final AtomicLong millis = new AtomicLong(Instant.parse("2300-01-01T00:00:00Z").toEpochMilli());
+    private final InstantSource clock = () -> Instant.ofEpochMilli(millis.get());
+    private final InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().clock(clock).build();
+    private final List<Duration> sleeps = new ArrayList<>();
+
+    /** Waits by moving the clock, and records every wait. */
+    private final Sleeper sleeper = new Sleeper() {
+        @Override
+        public void sleep(Duration duration) {
+            sleeps.add(duration);
+            millis.addAndGet(duration.toMillis());
+        }
+
+        @Override
+        public CompletionStage<Void> sleepAsync(Duration duration) {
+            sleep(duration);
+            return CompletableFuture.completedFuture(null);
+        }
+    };
+
+    private RateLimiter.Builder limiter(String name) {
+        return RateLimiter.builder().name(name).store(store).clock(clock).sleeper(sleeper);
+    }
+
+    @Nested
+    class Rejecting {
+
+        private final RateLimiter twoPerMinute = limiter("otp")
+                .tier(Tier.of(2, ofMinutes(1), FIXED_WINDOW))
+                .message("Too many codes")
+                .build();
+
+        @Test
+        void throwsACheapExceptionNamingTheLimiterAndTheWaitButNotTheKey() {
+            millis.set(Instant.parse("2300-01-01T00:00:15Z").toEpochMilli());
+            twoPerMinute.acquire("+4420790000");
+            twoPerMinute.acquire("+4420790000");
+
+            assertThatThrownBy(() -> twoPerMinute.acquire("+4420790000"))
+                    .isInstanceOfSatisfying(RateLimitExceededException.class, e -> {
+                        assertThat(e.limiterName()).isEqualTo("otp");
+                        assertThat(e.key()).isEqualTo("+4420790000");
+                        assertThat(e.retryAfter()).isEqualTo(ofSeconds(45));
+                        assertThat(e.decision().allowed()).isFalse();
+                        assertThat(e.reason()).isEqualTo("Too many codes");
+                        assertThat(e.getMessage()).isEqualTo("Too many codes (limiter 'otp'; retry after 45000 ms)")
+                                .doesNotContain("+4420790000");
+                        assertThat(e.getStackTrace()).isEmpty();
+                    });
+            assertThat(sleeps).isEmpty();
+        }
+
+        @Test
+        void tryAcquireDecidesWithoutThrowing() {
+            assertThat(twoPerMinute.tryAcquire("k", 2).allowed()).isTrue();
+            assertThat(twoPerMinute.tryAcquire("k").allowed()).isFalse();
+        }
+
+        @Test
+        void countsEachLimiterSeparatelyForTheSameKey() {
+            RateLimiter other = limiter("other").tier(Tier.of(2, ofMinutes(1), FIXED_WINDOW)).build();
+            twoPerMinute.acquire("k", 2);
+
+            assertThat(other.tryAcquire("k", 2).allowed()).isTrue();
+        }
+
+        @Test
+        void neverSharesCountersBetweenNamesAndKeysThatSpellTheSame() {
+            RateLimiter a = limiter("a").tier(Tier.of(1, ofMinutes(1), FIXED_WINDOW)).build();
+            RateLimiter ab = limiter("a:b").tier(Tier.of(1, ofMinutes(1), FIXED_WINDOW)).build();
+            a.acquire("b:c");
+
+            assertThat(ab.tryAcquire("c").allowed()).isTrue();
+        }
+
+        @Test
+        void failsTheFutureForAsynchronousCalls() {
+            twoPerMinute.acquire("k", 2);
+
+            CompletableFuture<Decision> future = twoPerMinute.acquireAsync("k").toCompletableFuture();
+            assertThatThrownBy(future::join).isInstanceOf(CompletionException.class)
+                    .hasCauseInstanceOf(RateLimitExceededException.class);
+        }
+
+        @Test
+        void usesADefaultReasonWithoutAMessage() {
+            RateLimiter plain = limiter("plain").tier(Tier.of(1, ofMinutes(1), FIXED_WINDOW)).build();
+            plain.acquire("k");
+            assertThatThrownBy(() -> plain.acquire("k")).hasMessageStartingWith("Rate limit exceeded (limiter 'plain'");
+        }
+    }
+
+    @Nested
+    class Waiting {
+
+        private final RateLimiter tenPerSecond = limiter("partner")
+                .tier(Tier.of(10, ofSeconds(1), TOKEN_BUCKET))
+                .onLimit(OnLimit.WAIT)
+                .maxWait(ofSeconds(1))
+                .build();
+
+        @Test
+        void waitsTheRetryAfterAndTriesAgain() {
+            tenPerSecond.acquire("k", 10);
+
+            Decision decision = tenPerSecond.acquire("k", 3);
+            assertThat(decision.allowed()).isTrue();
+            assertThat(sleeps).containsExactly(ofMillis(300));
+        }
+
+        @Test
+        void rejectsAtOnceWhenTheCallCannotFitWithinMaxWait() {
+            RateLimiter shortWait = limiter("short")
+                    .tier(Tier.of(10, ofSeconds(1), TOKEN_BUCKET))
+                    .onLimit(OnLimit.WAIT)
+                    .maxWait(ofMillis(299))
+                    .build();
+            shortWait.acquire("k", 10);
+
+            assertThatThrownBy(() -> shortWait.acquire("k", 3)).isInstanceOf(RateLimitExceededException.class);
+            assertThat(sleeps).isEmpty();
+        }
+
+        @Test
+        void keepsWaitingWhileOthersTakeThePermitsButNoLongerThanMaxWaitInAll() {
+            Tier onePerSecond = Tier.of(1, ofSeconds(1), FIXED_WINDOW);
+            RateLimiter contended = RateLimiter.builder().name("contended").store(store).clock(clock)
+                    .tier(onePerSecond)
+                    .onLimit(OnLimit.WAIT)
+                    .maxWait(ofMillis(2_500))
+                    .sleeper(duration -> {
+                        sleeper.sleep(duration);
+                        // Another instance takes the permit while this caller sleeps.
+                        store.tryAcquire("contended:k", List.of(onePerSecond), 1);
+                    })
+                    .build();
+            millis.set(Instant.parse("2300-01-01T00:00:00.500Z").toEpochMilli());
+            contended.acquire("k");
+
+            assertThatThrownBy(() -> contended.acquire("k")).isInstanceOf(RateLimitExceededException.class);
+            assertThat(sleeps).containsExactly(ofMillis(500), ofMillis(1_000), ofMillis(1_000));
+        }
+
+        @Test
+        void anInterruptedWaitRejectsAndKeepsTheInterruptFlag() {
+            RateLimiter interrupted = RateLimiter.builder().name("interrupted").store(store).clock(clock)
+                    .tier(Tier.of(1, ofSeconds(1), FIXED_WINDOW))
+                    .onLimit(OnLimit.WAIT)
+                    .maxWait(ofSeconds(5))
+                    .sleeper(duration -> {
+                        throw new InterruptedException();
+                    })
+                    .build();
+            interrupted.acquire("k");
+            try {
+                assertThatThrownBy(() -> interrupted.acquire("k")).isInstanceOf(RateLimitExceededException.class);
+                assertThat(Thread.currentThread().isInterrupted()).isTrue();
+            } finally {
+                Thread.interrupted();
+            }
+        }
+
+        @Test
+        void asynchronousCallsScheduleTheWaitInsteadOfBlocking() {
+            RateLimiter asyncOnly = RateLimiter.builder().name("async").store(store).clock(clock)
+                    .tier(Tier.of(10, ofSeconds(1), TOKEN_BUCKET))
+                    .onLimit(OnLimit.WAIT)
+                    .maxWait(ofSeconds(1))
+                    .sleeper(new Sleeper() {
+                        @Override
+                        public void sleep(Duration duration) {
+                            throw new AssertionError("blocked the caller");
+                        }
+
+                        @Override
+                        public CompletionStage<Void> sleepAsync(Duration duration) {
+                            return sleeper.sleepAsync(duration);
+                        }
+                    })
+                    .build();
+            asyncOnly.acquire("k", 10);
+
+            assertThat(asyncOnly.acquireAsync("k", 2).toCompletableFuture().join().allowed()).isTrue();
+            assertThat(sleeps).containsExactly(ofMillis(200));
+        }
+    }
+
+    @Nested
+    class StoreFailures {
+
+        /** A store that is down: every decision fails as a network error would. */
+        private final RateLimitStore down = new RateLimitStore() {
+            @Override
+            public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
+                RateLimitStore.check(this, key, tiers, cost);
+                throw new IllegalStateException("connection refused");
+            }
+
+            @Override
+            public CompletionStage<Decision> tryAcquireAsync(String key, List<Tier> tiers, long cost) {
+                return CompletableFuture.failedFuture(new IllegalStateException("connection refused"));
+            }
+        };
+
+        private RateLimiter limiter(FailurePolicy policy) {
+            return RateLimiter.builder().name("guarded").store(down).clock(clock)
+                    .tier(Tier.of(2, ofMinutes(1), FIXED_WINDOW))
+                    .onStoreFailure(policy)
+                    .build();
+        }
+
+        @Test
+        void failClosedLetsTheFailureThrough() {
+            RateLimiter closed = limiter(FailurePolicy.FAIL_CLOSED);
+            assertThatThrownBy(() -> closed.acquire("k")).isInstanceOf(IllegalStateException.class)
+                    .hasMessage("connection refused");
+            assertThatThrownBy(() -> closed.acquireAsync("k").toCompletableFuture().join())
+                    .hasCauseInstanceOf(IllegalStateException.class);
+        }
+
+        @Test
+        void failOpenAdmitsUnchecked() {
+            RateLimiter open = limiter(FailurePolicy.FAIL_OPEN);
+            for (int i = 0; i < 5; i++) {
+                assertThat(open.acquire("k").allowed()).isTrue();
+                assertThat(open.acquireAsync("k").toCompletableFuture().join().allowed()).isTrue();
+            }
+        }
+
+        @Test
+        void localFallbackStillLimitsInThisJvm() {
+            RateLimiter local = limiter(FailurePolicy.LOCAL_FALLBACK);
+            local.acquire("k");
+            local.acquireAsync("k").toCompletableFuture().join();
+            assertThatThrownBy(() -> local.acquire("k")).isInstanceOf(RateLimitExceededException.class);
+            assertThat(local.tryAcquire("other").allowed()).isTrue();
+        }
+
+        @Test
+        void malformedRequestsAreNeverTakenForOutages() {
+            RateLimiter open = limiter(FailurePolicy.FAIL_OPEN);
+            assertThatThrownBy(() -> open.acquire("k", 3)).isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
+    @Nested
+    class Listening {
+
+        private final List<String> events = new ArrayList<>();
+        private final RateLimitListener recorder = new RateLimitListener() {
+            @Override
+            public void onDecision(RateLimiter limiter, String key, Decision decision) {
+                events.add(limiter.name() + " " + key + " " + (decision.allowed() ? "allowed" : "rejected"));
+            }
+
+            @Override
+            public void onStoreFailure(RateLimiter limiter, RuntimeException failure) {
+                events.add(limiter.name() + " failed");
+            }
+
+            @Override
+            public void onWait(RateLimiter limiter, Duration waited) {
+                events.add(limiter.name() + " waited " + waited.toMillis());
+            }
+        };
+
+        @Test
+        void hearsTheOutcomeOfEachCallOnceEvenAfterWaiting() {
+            RateLimiter partner = limiter("partner").tier(Tier.of(10, ofSeconds(1), TOKEN_BUCKET))
+                    .onLimit(OnLimit.WAIT).maxWait(ofMillis(500)).listener(recorder).build();
+            partner.acquire("k", 10);
+            partner.acquire("k", 2);
+            partner.acquireAsync("k", 2).toCompletableFuture().join();
+            assertThatThrownBy(() -> partner.acquire("k", 10)).isInstanceOf(RateLimitExceededException.class);
+
+            assertThat(events).containsExactly("partner k allowed", "partner waited 200", "partner k allowed",
+                    "partner waited 200", "partner k allowed", "partner k rejected");
+        }
+
+        @Test
+        void hearsStoreFailures() {
+            RateLimiter failing = RateLimiter.builder().name("down").clock(clock).listener(recorder)
+                    .tier(Tier.of(1, ofSeconds(1), FIXED_WINDOW))
+                    .onStoreFailure(FailurePolicy.FAIL_OPEN)
+                    .store(new RateLimitStore() {
+                        @Override
+                        public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
+                            throw new IllegalStateException("down");
+                        }
+
+                        @Override
+                        public CompletionStage<Decision> tryAcquireAsync(String key, List<Tier> tiers, long cost) {
+                            return CompletableFuture.failedFuture(new IllegalStateException("down"));
+                        }
+                    })
+                    .build();
+            failing.acquire("k");
+            assertThat(events).containsExactly("down failed", "down k allowed");
+        }
+    }
+
+    @Nested
+    class Building {
+
+        @Test
+        void requiresANameAStoreAndATier() {
+            assertThatThrownBy(() -> RateLimiter.builder().store(store).tier(Tier.of(1, ofSeconds(1), FIXED_WINDOW))
+                    .build()).hasMessageContaining("name");
+            assertThatThrownBy(() -> RateLimiter.builder().name("x").tier(Tier.of(1, ofSeconds(1), FIXED_WINDOW))
+                    .build()).hasMessageContaining("store");
+            assertThatThrownBy(() -> RateLimiter.builder().name("x").store(store).build())
+                    .hasMessageContaining("tier");
+        }
+
+        @Test
+        void refusesInconsistentSettings() {
+            Tier five = Tier.of(5, ofSeconds(1), FIXED_WINDOW);
+            assertThatThrownBy(() -> limiter("x").tier(five).cost(6).build())
+                    .hasMessageContaining("cost must be from 1 to the smallest limit (5), was 6");
+            assertThatThrownBy(() -> limiter("x").tier(five).maxWait(ofSeconds(1)).build())
+                    .hasMessageContaining("maxWait applies only with onLimit WAIT");
+            assertThatThrownBy(() -> limiter("x").tier(five).tier(Tier.of(9, ofSeconds(1), FIXED_WINDOW)).build())
+                    .hasMessageContaining("share algorithm and window");
+        }
+    }
+
+    @Test
+    void tiersRefuseFiguresNoStoreCouldKeepExact() {
+        assertThatThrownBy(() -> Tier.of(0, ofSeconds(1), FIXED_WINDOW)).hasMessageContaining("limit must be positive");
+        assertThatThrownBy(() -> Tier.of(1, Duration.ofNanos(1_500_000), FIXED_WINDOW))
+                .hasMessageContaining("whole milliseconds");
+        assertThatThrownBy(() -> Tier.of(1L << 40, Duration.ofDays(1), FIXED_WINDOW))
+                .hasMessageContaining("2^52");
+    }
+}

@@ -1,0 +1,956 @@
+package dev.sluice.tck;
+
+import static dev.sluice.annotation.Algorithm.FIXED_WINDOW;
+import static dev.sluice.annotation.Algorithm.SLIDING_LOG;
+import static dev.sluice.annotation.Algorithm.SLIDING_WINDOW;
+import static dev.sluice.annotation.Algorithm.TOKEN_BUCKET;
+import static java.time.Duration.ofDays;
+import static java.time.Duration.ofMillis;
+import static java.time.Duration.ofMinutes;
+import static java.time.Duration.ofSeconds;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.sluice.Decision;
+import dev.sluice.RateLimitStore;
+import dev.sluice.Tier;
+import dev.sluice.annotation.Algorithm;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.extension.TestWatcher;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The contract every {@link RateLimitStore} keeps: extend this class in a store's tests and
+ * implement {@link #createStore(MutableClock)}.
+ *
+ * <pre class="code">
+ * class MyStoreTest extends RateLimitStoreContract {
+ *     &#64;Override
+ *     protected RateLimitStore createStore(MutableClock clock) {
+ *         return MyStore.builder().clock(clock).build();
+ *     }
+ * }
+ * </pre>
+ *
+ * <p>Each test gets a fresh store, a fresh key, and a clock that starts at a random instant
+ * centuries ahead (printed when a test fails), so that nothing depends on today's date or on
+ * small numbers. Windows are aligned to the epoch; tests that depend on where a window starts
+ * move the clock there first.
+ *
+ * <p>A store that implements only some algorithms or tier options says so with
+ * {@link RateLimitStore#supportedAlgorithms()} and {@link RateLimitStore#supports(Tier)}: tests
+ * of the others are reported as skipped, naming what is missing, and
+ * {@link Requests#unsupportedTiersAreRefusedByName()} checks that the store refuses such tiers
+ * clearly.
+ */
+public abstract class RateLimitStoreContract {
+
+    /** The clock every store under test reads. */
+    protected MutableClock clock;
+
+    /** The store under test, new for each test. */
+    protected RateLimitStore store;
+
+    /** A key no other test uses. */
+    protected String key;
+
+    @RegisterExtension
+    final TestWatcher startReporter = new TestWatcher() {
+        @Override
+        public void testFailed(ExtensionContext context, Throwable cause) {
+            System.err.println(context.getDisplayName() + " failed with the clock started at " + start);
+        }
+    };
+
+    private Instant start;
+
+    /**
+     * Creates the store under test, reading time from {@code clock} (or from a server whose time
+     * follows it).
+     *
+     * @param clock the test clock
+     * @return a store
+     */
+    protected abstract RateLimitStore createStore(MutableClock clock);
+
+    /**
+     * Creates the clock for a test. Override to carry the test's time to where the store reads
+     * it, for instance a server clock.
+     *
+     * @param start the random instant the test starts at
+     * @return the clock
+     */
+    protected MutableClock createClock(Instant start) {
+        return new MutableClock(start);
+    }
+
+    /**
+     * Releases the store after a test; by default closes it when it is {@link AutoCloseable}.
+     *
+     * @param store the store under test
+     * @throws Exception when closing fails
+     */
+    protected void closeStore(RateLimitStore store) throws Exception {
+        if (store instanceof AutoCloseable closeable) {
+            closeable.close();
+        }
+    }
+
+    @BeforeEach
+    void createStoreAndKey() {
+        // Between the years 2100 and 2250: past any 32-bit second count, within 64-bit epoch nanoseconds.
+        start = Instant.ofEpochMilli(ThreadLocalRandom.current().nextLong(4_102_444_800_000L, 8_836_128_000_000L));
+        clock = createClock(start);
+        store = createStore(clock);
+        key = "tck:" + UUID.randomUUID();
+    }
+
+    @AfterEach
+    void releaseStore() throws Exception {
+        closeStore(store);
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    /**
+     * Asks the store for one call of cost 1 on the test's key.
+     *
+     * @param tiers the tiers
+     * @return the decision
+     */
+    protected Decision acquire(Tier... tiers) {
+        return store.tryAcquire(key, List.of(tiers), 1);
+    }
+
+    /**
+     * Asks the store for one call on the test's key.
+     *
+     * @param cost  the cost
+     * @param tiers the tiers
+     * @return the decision
+     */
+    protected Decision acquire(long cost, Tier... tiers) {
+        return store.tryAcquire(key, List.of(tiers), cost);
+    }
+
+    /**
+     * Asks the store for calls of cost 1 until one is rejected.
+     *
+     * @param tiers the tiers
+     * @return how many were admitted
+     */
+    protected int admitUntilRejected(Tier... tiers) {
+        int admitted = 0;
+        while (acquire(tiers).allowed()) {
+            admitted++;
+            assertThat(admitted).as("calls admitted without a rejection").isLessThan(100_000);
+        }
+        return admitted;
+    }
+
+    /**
+     * Skips the running test, naming the algorithm, when the store does not implement it.
+     *
+     * @param algorithm the algorithm the test needs
+     */
+    protected void assumeSupported(Algorithm algorithm) {
+        assumeTrue(store.supportedAlgorithms().contains(algorithm),
+                () -> store.getClass().getSimpleName() + " does not support " + algorithm);
+    }
+
+    /**
+     * Skips the running test, naming the tier, when the store cannot honour it.
+     *
+     * @param tier the tier the test needs
+     */
+    protected void assumeSupported(Tier tier) {
+        assumeTrue(store.supports(tier), () -> store.getClass().getSimpleName() + " does not support " + tier);
+    }
+
+    static Decision admitted(long limit, long remaining, long resetAfterMillis) {
+        return new Decision(true, limit, remaining, ofMillis(resetAfterMillis), Duration.ZERO);
+    }
+
+    static Decision rejected(long limit, long remaining, long resetAfterMillis, long retryAfterMillis) {
+        return new Decision(false, limit, remaining, ofMillis(resetAfterMillis), ofMillis(retryAfterMillis));
+    }
+
+    // ---------------------------------------------------------------- algorithms
+
+    @Nested
+    @DisplayName("FIXED_WINDOW")
+    class FixedWindow {
+
+        private final Tier fivePerMinute = Tier.of(5, ofMinutes(1), FIXED_WINDOW);
+
+        @BeforeEach
+        void supported() {
+            assumeSupported(FIXED_WINDOW);
+        }
+
+        @Test
+        void admitsTheLimitPerWindowThenRejectsUntilTheWindowEnds() {
+            clock.alignTo(ofMinutes(1));
+            clock.advance(ofSeconds(20));
+
+            for (int remaining = 4; remaining >= 0; remaining--) {
+                assertThat(acquire(fivePerMinute)).isEqualTo(admitted(5, remaining, 40_000));
+            }
+            assertThat(acquire(fivePerMinute)).isEqualTo(rejected(5, 0, 40_000, 40_000));
+
+            clock.advanceMillis(39_999);
+            assertThat(acquire(fivePerMinute)).isEqualTo(rejected(5, 0, 1, 1));
+            clock.advanceMillis(1);
+            assertThat(acquire(fivePerMinute)).isEqualTo(admitted(5, 4, 60_000));
+        }
+
+        @Test
+        void windowsAreAlignedToTheEpochNotToTheFirstCall() {
+            clock.alignTo(ofMinutes(1));
+            clock.advance(ofSeconds(59));
+            assertThat(admitUntilRejected(fivePerMinute)).isEqualTo(5);
+
+            clock.advance(ofSeconds(1));
+            assertThat(admitUntilRejected(fivePerMinute)).isEqualTo(5);
+        }
+    }
+
+    @Nested
+    @DisplayName("SLIDING_WINDOW")
+    class SlidingWindow {
+
+        @BeforeEach
+        void supported() {
+            assumeSupported(SLIDING_WINDOW);
+        }
+
+        @Test
+        @DisplayName("limit 40: 30 in the previous window, 5 in this one; 41% in, exactly 17 more fit")
+        void workedExampleFromTheDesign() {
+            Tier tier = Tier.of(40, ofMinutes(1), SLIDING_WINDOW);
+            clock.alignTo(ofMinutes(1));
+            Instant windowStart = clock.instant();
+
+            clock.set(windowStart.minus(ofSeconds(50)));
+            for (int i = 0; i < 30; i++) {
+                assertThat(acquire(tier).allowed()).isTrue();
+            }
+            clock.set(windowStart);
+            for (int i = 0; i < 5; i++) {
+                assertThat(acquire(tier).allowed()).isTrue();
+            }
+
+            // 41% into the window: ceil(0.59 × 30 + 5) = 23 counted, so 17 fit.
+            clock.set(windowStart.plusMillis(24_600));
+            for (int remaining = 16; remaining >= 0; remaining--) {
+                assertThat(acquire(tier)).isEqualTo(admitted(40, remaining, 35_400 + 60_000));
+            }
+            // ceil(30 × (1 - e/60s)) + 22 + 1 <= 40 once e reaches 26 s.
+            assertThat(acquire(tier)).isEqualTo(rejected(40, 0, 95_400, 1_400));
+            clock.advanceMillis(1_399);
+            assertThat(acquire(tier)).isEqualTo(rejected(40, 0, 94_001, 1));
+            clock.advanceMillis(1);
+            assertThat(acquire(tier)).isEqualTo(admitted(40, 0, 94_000));
+        }
+
+        @Test
+        void isExactWhenThePreviousWindowIsEmpty() {
+            Tier tier = Tier.of(10, ofMinutes(1), SLIDING_WINDOW);
+            clock.alignTo(ofMinutes(1));
+            clock.advance(ofSeconds(30));
+
+            assertThat(admitUntilRejected(tier)).isEqualTo(10);
+            // Next window, 6 s in: ceil(10 × 54/60) + 1 = 10 fits.
+            assertThat(acquire(tier)).isEqualTo(rejected(10, 0, 90_000, 36_000));
+            clock.advanceMillis(35_999);
+            assertThat(acquire(tier).allowed()).isFalse();
+            clock.advanceMillis(1);
+            assertThat(acquire(tier)).isEqualTo(admitted(10, 0, 114_000));
+        }
+
+        @Test
+        void forgetsAWindowOnceAWholeWindowHasPassedSinceItEnded() {
+            Tier tier = Tier.of(10, ofMinutes(1), SLIDING_WINDOW);
+            clock.alignTo(ofMinutes(1));
+            assertThat(admitUntilRejected(tier)).isEqualTo(10);
+
+            clock.advance(ofMinutes(2));
+            assertThat(acquire(tier)).isEqualTo(admitted(10, 9, 120_000));
+        }
+    }
+
+    @Nested
+    @DisplayName("SLIDING_LOG")
+    class SlidingLog {
+
+        private final Tier threePerSecond = Tier.of(3, ofSeconds(1), SLIDING_LOG);
+
+        @BeforeEach
+        void supported() {
+            assumeSupported(SLIDING_LOG);
+        }
+
+        @Test
+        void anEntryExactlyOneWindowOldNoLongerCounts() {
+            assertThat(acquire(threePerSecond)).isEqualTo(admitted(3, 2, 1_000));
+            clock.advanceMillis(100);
+            assertThat(acquire(threePerSecond)).isEqualTo(admitted(3, 1, 1_000));
+            clock.advanceMillis(100);
+            assertThat(acquire(threePerSecond)).isEqualTo(admitted(3, 0, 1_000));
+
+            clock.advanceMillis(799);
+            assertThat(acquire(threePerSecond)).isEqualTo(rejected(3, 0, 201, 1));
+            clock.advanceMillis(1);
+            assertThat(acquire(threePerSecond)).isEqualTo(admitted(3, 0, 1_000));
+            assertThat(acquire(threePerSecond)).isEqualTo(rejected(3, 0, 1_000, 100));
+        }
+
+        @Test
+        void countsAPermitTakenWhileTheClockWasSetBackAtTheLatestTime() {
+            Tier twoPerSecond = Tier.of(2, ofSeconds(1), SLIDING_LOG);
+            Instant latest = clock.instant();
+            acquire(twoPerSecond);
+            clock.set(latest.minusMillis(500));
+            assertThat(acquire(twoPerSecond).allowed()).isTrue();
+
+            clock.set(latest.plusMillis(600));
+            assertThat(acquire(twoPerSecond).allowed()).as("both permits were taken at the latest time").isFalse();
+        }
+
+        @Test
+        void slidesWithTheCallsNotWithTheEpoch() {
+            clock.alignTo(ofSeconds(1));
+            clock.advanceMillis(900);
+            assertThat(admitUntilRejected(threePerSecond)).isEqualTo(3);
+
+            clock.advanceMillis(200);
+            assertThat(acquire(threePerSecond)).isEqualTo(rejected(3, 0, 800, 800));
+        }
+
+        @Test
+        void keepsEveryPermitOfACallDistinctWithinOneMillisecond() {
+            Tier tier = Tier.of(100, ofSeconds(1), SLIDING_LOG);
+            for (int i = 0; i < 20; i++) {
+                assertThat(acquire(5, tier).allowed()).isTrue();
+            }
+            assertThat(acquire(tier)).isEqualTo(rejected(100, 0, 1_000, 1_000));
+        }
+    }
+
+    @Nested
+    @DisplayName("TOKEN_BUCKET")
+    class TokenBucket {
+
+        private final Tier tenPerSecond = Tier.of(10, ofSeconds(1), TOKEN_BUCKET);
+
+        @BeforeEach
+        void supported() {
+            assumeSupported(TOKEN_BUCKET);
+        }
+
+        @Test
+        @DisplayName("capacity 10 at 10/s: cost 6 leaves 4, 200 ms later cost 5 leaves 1, 900 ms later it is full")
+        void workedExampleFromTheDesign() {
+            clock.advanceMillis(300);
+            assertThat(acquire(6, tenPerSecond)).isEqualTo(admitted(10, 4, 600));
+            clock.advanceMillis(200);
+            assertThat(acquire(5, tenPerSecond)).isEqualTo(admitted(10, 1, 900));
+
+            clock.advanceMillis(899);
+            assertThat(acquire(10, tenPerSecond)).isEqualTo(rejected(10, 9, 1, 1));
+            clock.advanceMillis(1);
+            // 1 + 9 refilled tokens make exactly 10.
+            assertThat(acquire(10, tenPerSecond)).isEqualTo(admitted(10, 0, 1_000));
+        }
+
+        @Test
+        void aNewBucketStartsFullAndRefillsEvenly() {
+            assertThat(admitUntilRejected(tenPerSecond)).isEqualTo(10);
+            assertThat(acquire(tenPerSecond)).isEqualTo(rejected(10, 0, 1_000, 100));
+
+            clock.advanceMillis(99);
+            assertThat(acquire(tenPerSecond).allowed()).isFalse();
+            clock.advanceMillis(1);
+            assertThat(acquire(tenPerSecond)).isEqualTo(admitted(10, 0, 1_000));
+        }
+
+        @Test
+        void holdsNoMoreThanItsCapacity() {
+            acquire(tenPerSecond);
+            clock.advance(ofDays(3));
+            assertThat(admitUntilRejected(tenPerSecond)).isEqualTo(10);
+        }
+
+        @Test
+        void refillsAtLimitPerWindowEvenWhenThatIsNotAWholeNumberPerMillisecond() {
+            Tier threePerSevenSeconds = Tier.of(3, ofSeconds(7), TOKEN_BUCKET);
+            assertThat(admitUntilRejected(threePerSevenSeconds)).isEqualTo(3);
+            // One token takes 7000 / 3 = 2333.3 ms: 2334 whole milliseconds.
+            assertThat(acquire(threePerSevenSeconds)).isEqualTo(rejected(3, 0, 7_000, 2_334));
+            clock.advanceMillis(2_333);
+            assertThat(acquire(threePerSevenSeconds).allowed()).isFalse();
+            clock.advanceMillis(1);
+            // 2334 ms refilled 7002 of 7000 units a token: the spare 2 units shorten nothing.
+            assertThat(acquire(threePerSevenSeconds)).isEqualTo(admitted(3, 0, 7_000));
+        }
+    }
+
+    // ---------------------------------------------------------------- figures, per algorithm
+
+    @Nested
+    class Decisions {
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void remainingCountsDownToZeroAndTheLimitIsTheTiers(Algorithm algorithm) {
+            assumeSupported(algorithm);
+            Tier tier = Tier.of(4, ofSeconds(10), algorithm);
+            clock.alignTo(ofSeconds(10));
+
+            for (int remaining = 3; remaining >= 0; remaining--) {
+                Decision decision = acquire(tier);
+                assertThat(decision.allowed()).isTrue();
+                assertThat(decision.limit()).isEqualTo(4);
+                assertThat(decision.remaining()).isEqualTo(remaining);
+                assertThat(decision.retryAfter()).isZero();
+            }
+            Decision rejection = acquire(tier);
+            assertThat(rejection.allowed()).isFalse();
+            assertThat(rejection.limit()).isEqualTo(4);
+            assertThat(rejection.remaining()).isZero();
+            assertThat(rejection.retryAfter()).isPositive();
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void retryAfterIsTheShortestWaitAfterWhichTheSameCallPasses(Algorithm algorithm) {
+            assumeSupported(algorithm);
+            Tier tier = Tier.of(5, ofSeconds(1), algorithm);
+            clock.alignTo(ofSeconds(1));
+            clock.advanceMillis(123);
+            Decision decision = acquire(2, tier);
+            for (int calls = 1; decision.allowed(); calls++) {
+                assertThat(calls).as("calls admitted without a rejection").isLessThan(100);
+                clock.advanceMillis(170);
+                decision = acquire(2, tier);
+            }
+
+            long retryAfter = decision.retryAfter().toMillis();
+            clock.advanceMillis(retryAfter - 1);
+            assertThat(acquire(2, tier).allowed()).as("one millisecond before retryAfter").isFalse();
+            clock.advanceMillis(1);
+            assertThat(acquire(2, tier).allowed()).as("at retryAfter").isTrue();
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void resetAfterIsWhenTheTierIsBackToItsFullLimit(Algorithm algorithm) {
+            assumeSupported(algorithm);
+            Tier tier = Tier.of(5, ofSeconds(1), algorithm);
+            clock.alignTo(ofSeconds(1));
+            clock.advanceMillis(400);
+            acquire(2, tier);
+            clock.advanceMillis(250);
+            Decision decision = acquire(tier);
+
+            long resetAfter = decision.resetAfter().toMillis();
+            assertThat(resetAfter).isPositive();
+            clock.advanceMillis(resetAfter - 1);
+            assertThat(acquire(5, tier).allowed()).as("the full limit one millisecond before resetAfter").isFalse();
+            clock.advanceMillis(1);
+            assertThat(acquire(5, tier)).as("the full limit at resetAfter").isEqualTo(admitted(5, 0,
+                    acquire5ResetAfter(algorithm)));
+        }
+
+        private long acquire5ResetAfter(Algorithm algorithm) {
+            long intoWindow = Math.floorMod(clock.instant().toEpochMilli(), 1_000);
+            return switch (algorithm) {
+                case FIXED_WINDOW -> 1_000 - intoWindow;
+                case SLIDING_WINDOW -> 2_000 - intoWindow;
+                case SLIDING_LOG, TOKEN_BUCKET -> 1_000;
+            };
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void aClockSetBackDecidesAtTheLatestTimeTheKeySaw(Algorithm algorithm) {
+            assumeSupported(algorithm);
+            Tier twoPerSecond = Tier.of(2, ofSeconds(1), algorithm);
+            clock.alignTo(ofSeconds(1));
+            clock.advanceMillis(100);
+            Instant latest = clock.instant();
+            acquire(twoPerSecond);
+            acquire(twoPerSecond);
+
+            clock.set(latest.minusMillis(500));
+            assertThat(acquire(twoPerSecond).allowed()).as("half a second earlier, in the previous window").isFalse();
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void aChangedLimitKeepsTheCounts(Algorithm algorithm) {
+            assumeSupported(algorithm);
+            clock.alignTo(ofMinutes(1));
+            assertThat(acquire(3, Tier.of(5, ofMinutes(1), algorithm)).allowed()).isTrue();
+
+            Tier raised = Tier.of(6, ofMinutes(1), algorithm);
+            assertThat(acquire(3, raised)).extracting(Decision::allowed, Decision::remaining).containsExactly(true, 0L);
+            assertThat(acquire(raised).allowed()).isFalse();
+        }
+    }
+
+    // ---------------------------------------------------------------- tiers and options
+
+    @Nested
+    class Tiers {
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void aTierKeepsItsCountsWhileCallsWithOtherTiersComeBetween(Algorithm algorithm) {
+            assumeSupported(algorithm);
+            Tier perMinute = Tier.of(3, ofMinutes(1), algorithm);
+            Tier perHour = Tier.of(10, Duration.ofHours(1), algorithm);
+            clock.alignTo(Duration.ofHours(1));
+
+            assertThat(admitUntilRejected(perMinute)).isEqualTo(3);
+            assertThat(acquire(perHour).allowed()).isTrue();
+            assertThat(acquire(perMinute).allowed()).as("the per-minute tier after a call without it").isFalse();
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void aRejectionBindsTheTierWithTheLongestWait(Algorithm algorithm) {
+            assumeSupported(algorithm);
+            Tier twoPerSecond = Tier.of(2, ofSeconds(1), algorithm);
+            Tier threePerMinute = Tier.of(3, ofMinutes(1), algorithm);
+            clock.alignTo(ofMinutes(1));
+            acquire(2, twoPerSecond, threePerMinute);
+
+            // Both tiers reject a call of 2: the per-minute one waits longer, so it binds.
+            Decision rejected = acquire(2, twoPerSecond, threePerMinute);
+            assertThat(rejected.allowed()).isFalse();
+            assertThat(rejected.limit()).isEqualTo(3);
+            assertThat(rejected.remaining()).isEqualTo(1);
+            assertThat(rejected.retryAfter()).isGreaterThan(ofSeconds(2));
+            assertThat(rejected.resetAfter()).isGreaterThanOrEqualTo(rejected.retryAfter());
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void aCallRejectedByOneTierIsCountedByNone(Algorithm algorithm) {
+            assumeSupported(algorithm);
+            Tier threePerSecond = Tier.of(3, ofSeconds(1), algorithm);
+            Tier fivePerMinute = Tier.of(5, ofMinutes(1), algorithm);
+            clock.alignTo(ofMinutes(1));
+
+            assertThat(admitUntilRejected(threePerSecond, fivePerMinute)).isEqualTo(3);
+            assertThat(acquire(threePerSecond, fivePerMinute).allowed()).isFalse();
+
+            clock.advance(ofSeconds(2));
+            assertThat(admitUntilRejected(threePerSecond, fivePerMinute))
+                    .as("the per-minute tier counted only the 3 admitted calls").isEqualTo(2);
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void theBindingTierIsTheTightestWhenAdmittedAndTheLongestWaitWhenRejected(Algorithm algorithm) {
+            assumeSupported(algorithm);
+            Tier twoPerSecond = Tier.of(2, ofSeconds(1), algorithm);
+            Tier threePerMinute = Tier.of(3, ofMinutes(1), algorithm);
+            clock.alignTo(ofMinutes(1));
+
+            assertThat(acquire(twoPerSecond, threePerMinute)).extracting(Decision::limit, Decision::remaining)
+                    .containsExactly(2L, 1L);
+            acquire(twoPerSecond, threePerMinute);
+            Decision rejectedBySecond = acquire(twoPerSecond, threePerMinute);
+            assertThat(rejectedBySecond.allowed()).isFalse();
+            assertThat(rejectedBySecond.limit()).isEqualTo(2);
+            assertThat(rejectedBySecond.retryAfter()).isLessThan(ofSeconds(2));
+
+            clock.advance(rejectedBySecond.retryAfter());
+            assertThat(acquire(twoPerSecond, threePerMinute)).extracting(Decision::allowed, Decision::limit,
+                    Decision::remaining).containsExactly(true, 3L, 0L);
+
+            Decision rejectedByMinute = acquire(twoPerSecond, threePerMinute);
+            assertThat(rejectedByMinute.allowed()).isFalse();
+            assertThat(rejectedByMinute.limit()).isEqualTo(3);
+            assertThat(rejectedByMinute.retryAfter()).isGreaterThan(ofSeconds(1));
+        }
+
+        @Test
+        void tiersOfDifferentAlgorithmsAreDecidedTogether() {
+            List<Tier> tiers = new ArrayList<>();
+            int limit = 10;
+            for (Algorithm algorithm : Algorithm.values()) {
+                if (store.supportedAlgorithms().contains(algorithm)) {
+                    tiers.add(Tier.of(limit++, ofMinutes(1), algorithm));
+                }
+            }
+            clock.alignTo(ofMinutes(1));
+            Tier[] all = tiers.toArray(Tier[]::new);
+
+            assertThat(admitUntilRejected(all)).isEqualTo(10);
+            assertThat(acquire(all).limit()).isEqualTo(10);
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void countRejectedTiersCountCallsOtherTiersReject(Algorithm algorithm) {
+            assumeSupported(algorithm);
+            Tier twoPerSecond = Tier.of(2, ofSeconds(1), algorithm);
+            Tier fivePerMinute = Tier.of(5, ofMinutes(1), algorithm).withCountRejected();
+            assumeSupported(fivePerMinute);
+            clock.alignTo(ofMinutes(1));
+
+            assertThat(admitUntilRejected(twoPerSecond, fivePerMinute)).isEqualTo(2);
+            acquire(twoPerSecond, fivePerMinute);
+            acquire(twoPerSecond, fivePerMinute);
+
+            clock.advance(ofSeconds(2));
+            Decision decision = acquire(twoPerSecond, fivePerMinute);
+            assertThat(decision.allowed()).as("5 calls counted per minute: 2 admitted, 3 rejected").isFalse();
+            assertThat(decision.limit()).isEqualTo(5);
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void onlyTiersWithCountRejectedCountRejectedCalls(Algorithm algorithm) {
+            assumeSupported(algorithm);
+            Tier tenPerMinute = Tier.of(10, ofMinutes(1), algorithm);
+            Tier twoPerHour = Tier.of(2, Duration.ofHours(1), algorithm).withCountRejected();
+            assumeSupported(twoPerHour);
+            clock.alignTo(Duration.ofHours(1));
+
+            assertThat(admitUntilRejected(tenPerMinute, twoPerHour)).isEqualTo(2);
+            acquire(tenPerMinute, twoPerHour);
+            acquire(tenPerMinute, twoPerHour);
+            assertThat(acquire(tenPerMinute)).extracting(Decision::allowed, Decision::remaining)
+                    .as("the per-minute tier counted only the 2 admitted calls").containsExactly(true, 7L);
+        }
+
+        /** A fixed window forgets everything at its end, so its counted rejections show only across tiers. */
+        @ParameterizedTest
+        @EnumSource(value = Algorithm.class, names = {"SLIDING_WINDOW", "SLIDING_LOG", "TOKEN_BUCKET"})
+        void countRejectedKeepsAHammeringCallerLimited(Algorithm algorithm) {
+            assumeSupported(algorithm);
+            Tier counting = Tier.of(3, ofSeconds(10), algorithm).withCountRejected();
+            assumeSupported(counting);
+            Tier plain = Tier.of(3, ofSeconds(10), algorithm);
+            String plainKey = key + ":plain";
+            clock.alignTo(ofSeconds(10));
+
+            for (int i = 0; i < 8; i++) {
+                acquire(counting);
+                store.tryAcquire(plainKey, List.of(plain), 1);
+                clock.advanceMillis(1_000);
+            }
+            long plainWait = store.tryAcquire(plainKey, List.of(plain), 1).retryAfter().toMillis();
+            long countingWait = acquire(counting).retryAfter().toMillis();
+            assertThat(countingWait).as("wait after hammering, counting rejections vs not")
+                    .isGreaterThan(plainWait);
+        }
+    }
+
+    @Nested
+    class Cost {
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void aCallTakesItsCostAndCostEqualToWhatIsLeftFits(Algorithm algorithm) {
+            assumeSupported(algorithm);
+            Tier tier = Tier.of(5, ofMinutes(1), algorithm);
+            clock.alignTo(ofMinutes(1));
+
+            assertThat(acquire(2, tier)).extracting(Decision::allowed, Decision::remaining).containsExactly(true, 3L);
+            assertThat(acquire(3, tier)).extracting(Decision::allowed, Decision::remaining).containsExactly(true, 0L);
+            assertThat(acquire(tier).allowed()).isFalse();
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void aCallCostingMoreThanIsLeftIsRejectedAndTakesNothing(Algorithm algorithm) {
+            assumeSupported(algorithm);
+            Tier tier = Tier.of(5, ofMinutes(1), algorithm);
+            clock.alignTo(ofMinutes(1));
+
+            acquire(3, tier);
+            assertThat(acquire(3, tier)).extracting(Decision::allowed, Decision::remaining).containsExactly(false, 2L);
+            assertThat(acquire(2, tier)).extracting(Decision::allowed, Decision::remaining).containsExactly(true, 0L);
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void theWholeLimitFitsInOneCall(Algorithm algorithm) {
+            assumeSupported(algorithm);
+            Tier tier = Tier.of(7, ofMinutes(1), algorithm);
+            clock.alignTo(ofMinutes(1));
+
+            assertThat(acquire(7, tier)).extracting(Decision::allowed, Decision::remaining).containsExactly(true, 0L);
+        }
+    }
+
+    @Nested
+    class BlockFor {
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void aRejectionBlocksTheKeyForTheWholeBlockAndCallsDuringItDoNotExtendIt(Algorithm algorithm) {
+            assumeSupported(algorithm);
+            Tier tier = Tier.of(3, ofMinutes(1), algorithm).withBlockFor(ofMinutes(15));
+            assumeSupported(tier);
+            clock.alignTo(ofMinutes(1));
+
+            assertThat(admitUntilRejected(tier)).isEqualTo(3);
+            clock.advance(ofMinutes(2));
+            assertThat(acquire(tier)).as("2 minutes into the block, though the tier admits again")
+                    .isEqualTo(rejected(3, 0, ofMinutes(13).toMillis(), ofMinutes(13).toMillis()));
+            clock.advance(ofMinutes(13).minusMillis(1));
+            assertThat(acquire(tier)).isEqualTo(rejected(3, 0, 1, 1));
+            clock.advanceMillis(1);
+            assertThat(acquire(tier).allowed()).isTrue();
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void theRejectionThatStartsABlockWaitsForTheWholeBlock(Algorithm algorithm) {
+            assumeSupported(algorithm);
+            Tier tier = Tier.of(2, ofMinutes(1), algorithm).withBlockFor(ofMinutes(15));
+            assumeSupported(tier);
+            clock.alignTo(ofMinutes(1));
+
+            acquire(tier);
+            acquire(tier);
+            long block = ofMinutes(15).toMillis();
+            assertThat(acquire(tier)).isEqualTo(rejected(2, 0, block, block));
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void theLongestBlockOfTheRejectingTiersApplies(Algorithm algorithm) {
+            assumeSupported(algorithm);
+            Tier shortBlock = Tier.of(1, ofMinutes(1), algorithm).withBlockFor(ofMinutes(5));
+            Tier longBlock = Tier.of(1, ofMinutes(2), algorithm).withBlockFor(ofMinutes(15));
+            assumeSupported(shortBlock);
+            clock.alignTo(ofMinutes(2));
+
+            acquire(shortBlock, longBlock);
+            assertThat(acquire(shortBlock, longBlock).retryAfter()).isEqualTo(ofMinutes(15));
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void onlyARejectionByTheBlockingTierBlocks(Algorithm algorithm) {
+            assumeSupported(algorithm);
+            Tier twoPerSecond = Tier.of(2, ofSeconds(1), algorithm);
+            Tier blocking = Tier.of(10, ofMinutes(1), algorithm).withBlockFor(ofMinutes(15));
+            assumeSupported(blocking);
+            clock.alignTo(ofMinutes(1));
+
+            assertThat(admitUntilRejected(twoPerSecond, blocking)).isEqualTo(2);
+            clock.advance(ofSeconds(2));
+            assertThat(acquire(twoPerSecond, blocking).allowed()).isTrue();
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void aBlockCoversEveryTierOfTheKey(Algorithm algorithm) {
+            assumeSupported(algorithm);
+            Tier blocking = Tier.of(1, ofSeconds(1), algorithm).withBlockFor(ofHours());
+            assumeSupported(blocking);
+            Tier generous = Tier.of(1_000, ofMinutes(1), algorithm);
+            acquire(blocking, generous);
+            acquire(blocking, generous);
+
+            clock.advance(ofMinutes(30));
+            Decision decision = acquire(blocking, generous);
+            assertThat(decision.allowed()).isFalse();
+            assertThat(decision.remaining()).isZero();
+            assertThat(decision.retryAfter()).isEqualTo(ofMinutes(30));
+        }
+
+        private Duration ofHours() {
+            return Duration.ofHours(1);
+        }
+    }
+
+    // ---------------------------------------------------------------- keys, concurrency, requests
+
+    @Nested
+    class Keys {
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void eachKeyHasItsOwnCounts(Algorithm algorithm) {
+            assumeSupported(algorithm);
+            Tier tier = Tier.of(2, ofMinutes(1), algorithm);
+            clock.alignTo(ofMinutes(1));
+
+            for (int i = 0; i < 200; i++) {
+                String distinct = key + ":" + i;
+                assertThat(store.tryAcquire(distinct, List.of(tier), 2).allowed()).isTrue();
+                assertThat(store.tryAcquire(distinct, List.of(tier), 1).allowed()).isFalse();
+            }
+        }
+
+        @Test
+        void keysMayHoldAnyCharacters() {
+            Algorithm algorithm = store.supportedAlgorithms().iterator().next();
+            Tier tier = Tier.of(1, ofMinutes(1), algorithm);
+            clock.alignTo(ofMinutes(1));
+            List<String> keys = List.of("", "{", "}", "{a}", "a:b", " ", "ключ", "k".repeat(2_000), "*", "\n");
+
+            for (String odd : keys) {
+                assertThat(store.tryAcquire(key + odd, List.of(tier), 1).allowed()).as("key '%s'", odd).isTrue();
+            }
+            for (String odd : keys) {
+                assertThat(store.tryAcquire(key + odd, List.of(tier), 1).allowed()).as("key '%s'", odd).isFalse();
+            }
+        }
+    }
+
+    @Nested
+    class Concurrency {
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void manyThreadsOnOneKeyAdmitExactlyTheLimitEachSeeingADifferentRemaining(Algorithm algorithm)
+                throws Exception {
+            assumeSupported(algorithm);
+            Tier tier = Tier.of(1_000, ofMinutes(1), algorithm);
+            clock.alignTo(ofMinutes(1));
+
+            List<Decision> admitted = race(16, 150, List.of(tier));
+            assertThat(admitted).hasSize(1_000);
+            assertThat(admitted.stream().map(Decision::remaining).distinct()).hasSize(1_000);
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void manyThreadsOnOneKeyKeepEveryTierExact(Algorithm algorithm) throws Exception {
+            assumeSupported(algorithm);
+            Tier perSecond = Tier.of(300, ofSeconds(1), algorithm);
+            Tier perDay = Tier.of(1_000, ofDays(1), algorithm);
+            clock.alignTo(ofDays(1));
+
+            for (int round = 0; round < 3; round++) {
+                assertThat(race(16, 50, List.of(perSecond, perDay))).hasSize(300);
+                clock.advance(ofSeconds(2));
+            }
+            assertThat(race(16, 50, List.of(perSecond, perDay))).as("what the day has left").hasSize(100);
+        }
+
+        /** Starts the threads together; returns the admitting decisions. */
+        private List<Decision> race(int threads, int callsPerThread, List<Tier> tiers) throws Exception {
+            ExecutorService pool = Executors.newFixedThreadPool(threads);
+            try {
+                CountDownLatch go = new CountDownLatch(1);
+                List<Future<List<Decision>>> results = new ArrayList<>();
+                for (int t = 0; t < threads; t++) {
+                    results.add(pool.submit(() -> {
+                        go.await();
+                        List<Decision> admitted = new ArrayList<>();
+                        for (int i = 0; i < callsPerThread; i++) {
+                            Decision decision = store.tryAcquire(key, tiers, 1);
+                            if (decision.allowed()) {
+                                admitted.add(decision);
+                            }
+                        }
+                        return admitted;
+                    }));
+                }
+                go.countDown();
+                List<Decision> admitted = new ArrayList<>();
+                for (Future<List<Decision>> result : results) {
+                    admitted.addAll(result.get(2, TimeUnit.MINUTES));
+                }
+                return admitted;
+            } finally {
+                pool.shutdownNow();
+            }
+        }
+    }
+
+    @Nested
+    class Requests {
+
+        @Test
+        void aRequestWithoutTiersIsRefused() {
+            assertThatThrownBy(() -> store.tryAcquire(key, List.of(), 1))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tier");
+        }
+
+        @Test
+        void twoTiersSharingAlgorithmAndWindowAreRefused() {
+            Algorithm algorithm = store.supportedAlgorithms().iterator().next();
+            Tier five = Tier.of(5, ofMinutes(1), algorithm);
+            Tier ten = Tier.of(10, ofMinutes(1), algorithm);
+            assertThatThrownBy(() -> acquire(five, ten))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("share");
+        }
+
+        @Test
+        void aCostBelowOneOrAboveTheSmallestLimitIsRefused() {
+            Algorithm algorithm = store.supportedAlgorithms().iterator().next();
+            Tier tier = Tier.of(5, ofMinutes(1), algorithm);
+            assertThatThrownBy(() -> acquire(0, tier)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("cost");
+            assertThatThrownBy(() -> acquire(6, tier)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("never be admitted");
+        }
+
+        @TestFactory
+        Stream<DynamicTest> unsupportedTiersAreRefusedByName() {
+            return Stream.of(Algorithm.values())
+                    .flatMap(algorithm -> Stream.of(Tier.of(5, ofMinutes(1), algorithm),
+                            Tier.of(5, ofMinutes(1), algorithm).withCountRejected(),
+                            Tier.of(5, ofMinutes(1), algorithm).withBlockFor(ofMinutes(1))))
+                    .filter(tier -> !store.supports(tier))
+                    .map(tier -> DynamicTest.dynamicTest(tier.toString(), () ->
+                            assertThatThrownBy(() -> acquire(tier))
+                                    .isInstanceOf(UnsupportedOperationException.class)
+                                    .hasMessageContaining(tier.algorithm().name())));
+        }
+
+        @Test
+        void theAsynchronousCallDecidesTheSameWay() {
+            Algorithm algorithm = store.supportedAlgorithms().iterator().next();
+            Tier tier = Tier.of(2, ofMinutes(1), algorithm);
+            clock.alignTo(ofMinutes(1));
+
+            assertThat(store.tryAcquireAsync(key, List.of(tier), 2).toCompletableFuture().join().allowed()).isTrue();
+            assertThat(store.tryAcquireAsync(key, List.of(tier), 1).toCompletableFuture().join())
+                    .isEqualTo(store.tryAcquire(key, List.of(tier), 1));
+        }
+
+        @Test
+        void theAsynchronousCallFailsTheStageForAMalformedRequest() {
+            Algorithm algorithm = store.supportedAlgorithms().iterator().next();
+            Tier tier = Tier.of(2, ofMinutes(1), algorithm);
+            assertThatThrownBy(() -> store.tryAcquireAsync(key, List.of(tier), 3).toCompletableFuture().join())
+                    .isInstanceOf(CompletionException.class).hasCauseInstanceOf(IllegalArgumentException.class);
+        }
+    }
+}

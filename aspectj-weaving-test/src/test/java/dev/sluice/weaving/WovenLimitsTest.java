@@ -1,0 +1,77 @@
+package dev.sluice.weaving;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.InMemoryRateLimitStore;
+import dev.sluice.RateLimitExceededException;
+import dev.sluice.Sleeper;
+import dev.sluice.aop.MethodRateLimiter;
+import dev.sluice.aop.RateLimitedAspect;
+import dev.sluice.tck.MutableClock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.aspectj.lang.Aspects;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Compile-time weaving without Spring: the limits are part of the methods themselves. */
+class WovenLimitsTest {
+
+    private final MutableClock clock = new MutableClock(Instant.parse("2600-06-01T12:00:00.250Z"));
+    private final List<Duration> sleeps = new ArrayList<>();
+
+    @BeforeEach
+    void configureTheWovenAspect() {
+        Sleeper sleeper = duration -> {
+            sleeps.add(duration);
+            clock.advance(duration);
+        };
+        RateLimitedAspect.aspectOf().setMethodRateLimiter(MethodRateLimiter.builder()
+                .store(InMemoryRateLimitStore.builder().clock(clock).build())
+                .clock(clock)
+                .sleeper(sleeper)
+                .build());
+    }
+
+    @Test
+    void theAspectIsTheAspectJSingleton() {
+        assertThat(RateLimitedAspect.hasAspect()).isTrue();
+        assertThat(Aspects.aspectOf(RateLimitedAspect.class)).isSameAs(RateLimitedAspect.aspectOf());
+    }
+
+    @Test
+    void limitsAnObjectNobodyProxies() {
+        Mailer mailer = new Mailer();
+        mailer.send("a@example.com");
+        mailer.send("a@example.com");
+        assertThatThrownBy(() -> mailer.send("a@example.com")).isInstanceOfSatisfying(
+                RateLimitExceededException.class, e -> assertThat(e.limiterName()).isEqualTo("Mailer.send"));
+        assertThat(mailer.sent()).hasSize(2);
+    }
+
+    @Test
+    void limitsCallsFromAnotherMethodOfTheSameObject() {
+        Mailer mailer = new Mailer();
+        assertThatThrownBy(() -> mailer.sendAll(List.of("b@example.com", "b@example.com", "b@example.com")))
+                .isInstanceOf(RateLimitExceededException.class);
+        assertThat(mailer.sent()).containsExactly("b@example.com", "b@example.com");
+    }
+
+    @Test
+    void waitsThroughTheConfiguredSleeper() {
+        Mailer mailer = new Mailer();
+        mailer.sendDigest("c@example.com");
+        mailer.sendDigest("c@example.com");
+        assertThat(mailer.sent()).containsExactly("digest:c@example.com", "digest:c@example.com");
+        assertThat(sleeps).hasSize(1);
+    }
+
+    @Test
+    void limitsStaticMethods() {
+        assertThat(Mailer.verify("d@example.com")).isTrue();
+        assertThatThrownBy(() -> Mailer.verify("d@example.com")).isInstanceOf(RateLimitExceededException.class);
+    }
+}

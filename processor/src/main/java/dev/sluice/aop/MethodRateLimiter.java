@@ -1,0 +1,397 @@
+package dev.sluice.aop;
+
+import dev.sluice.FailurePolicy;
+import dev.sluice.InMemoryRateLimitStore;
+import dev.sluice.RateLimitListener;
+import dev.sluice.RateLimitStore;
+import dev.sluice.RateLimiter;
+import dev.sluice.Sleeper;
+import dev.sluice.aop.LimitDefinitionParser.ParsedLimit;
+import java.lang.reflect.Method;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import org.springframework.core.BridgeMethodResolver;
+import org.springframework.core.MethodClassKey;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.expression.BeanResolver;
+import org.springframework.expression.EvaluationContext;
+import org.springframework.expression.spel.standard.SpelExpression;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ObjectUtils;
+import org.springframework.util.ReflectionUtils;
+import org.springframework.util.StringValueResolver;
+
+/**
+ * Applies the {@code @RateLimited} limits of a method to its calls: the engine behind
+ * {@link RateLimitedAspect}, whichever way the aspect is applied (Spring AOP or AspectJ
+ * weaving). Each method's annotations are parsed, validated and turned into
+ * {@link RateLimiter}s once per method and target class; each call then evaluates the key and
+ * cost expressions and asks the limiters in declaration order.
+ *
+ * <pre class="code">
+ * MethodRateLimiter limits = MethodRateLimiter.builder()
+ *         .store(RedissonRateLimitStore.builder(redisson).build())
+ *         .build();
+ * RateLimitedAspect.aspectOf().setMethodRateLimiter(limits);   // AspectJ weaving without Spring
+ * </pre>
+ *
+ * <p>Methods returning {@link CompletionStage} or {@link CompletableFuture} never block their
+ * caller: the decision is asynchronous, waits are scheduled, and a rejection fails the returned
+ * future. Such a method itself runs on the calling thread when admitted at once, and otherwise
+ * on the thread that completes the decision (after a wait, the sleeper's; with a Redis store,
+ * Redisson's), so it should only start asynchronous work, not rely on thread-bound context.
+ * All other methods are decided before they run, on the calling thread.
+ */
+public final class MethodRateLimiter {
+
+    /** Runs the intercepted method. */
+    @FunctionalInterface
+    public interface Invocation {
+
+        /**
+         * Proceeds with the call.
+         *
+         * @return what the method returned
+         * @throws Throwable what the method threw
+         */
+        Object proceed() throws Throwable;
+    }
+
+    private final RateLimitStore store;
+    private final InstantSource clock;
+    private final Sleeper sleeper;
+    private final FailurePolicy onStoreFailure;
+    private final List<RateLimitListener> listeners;
+    private final Expressions expressions;
+    private final LimitDefinitionParser parser;
+    private final Map<MethodClassKey, List<MethodLimit>> limits = new ConcurrentHashMap<>();
+    private final Map<String, Class<?>> defaultNames = new ConcurrentHashMap<>();
+
+    private MethodRateLimiter(Builder builder) {
+        this.clock = builder.clock;
+        this.store = builder.store != null ? builder.store : InMemoryRateLimitStore.builder().clock(clock).build();
+        this.sleeper = builder.sleeper;
+        this.onStoreFailure = builder.onStoreFailure;
+        this.listeners = List.copyOf(builder.listeners);
+        this.expressions = new Expressions(builder.variables, builder.beanResolver);
+        this.parser = new LimitDefinitionParser(builder.placeholders, builder.overrides, expressions);
+    }
+
+    /**
+     * Starts a definition; every setting has a default that works without Spring.
+     *
+     * @return a builder
+     */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Calls {@code invocation} if the limits of {@code method} admit the call, applying each
+     * limiter's {@code onLimit}.
+     *
+     * @param method      the method called, as the proxy or join point saw it
+     * @param target      the object called; {@code null} for a static method
+     * @param targetClass the class of the object called (the declaring class for a static method)
+     * @param args        the arguments
+     * @param invocation  proceeds with the call
+     * @return what the method returned; for an asynchronous method, a future that fails with
+     *         {@code RateLimitExceededException} when the call is rejected
+     * @throws Throwable what the method threw, or {@code RateLimitExceededException}
+     */
+    public Object invoke(Method method, Object target, Class<?> targetClass, Object[] args, Invocation invocation)
+            throws Throwable {
+        Method specific = BridgeMethodResolver.findBridgedMethod(ClassUtils.getMostSpecificMethod(method, targetClass));
+        List<MethodLimit> methodLimits = limitsFor(specific, targetClass);
+        if (methodLimits.isEmpty()) {
+            return invocation.proceed();
+        }
+        // Limits with a shared key and a fixed cost need no expression context.
+        EvaluationContext context = usesExpressions(methodLimits)
+                ? expressions.context(specific, args, target, targetClass) : null;
+        Class<?> returnType = specific.getReturnType();
+        if (returnType == CompletionStage.class || returnType == CompletableFuture.class) {
+            return invokeAsync(methodLimits, context, invocation);
+        }
+        for (MethodLimit limit : methodLimits) {
+            limit.limiter.acquire(limit.key(context), limit.cost(context));
+        }
+        return invocation.proceed();
+    }
+
+    private static boolean usesExpressions(List<MethodLimit> methodLimits) {
+        for (MethodLimit limit : methodLimits) {
+            if (limit.key != null || limit.cost != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static CompletableFuture<Object> invokeAsync(List<MethodLimit> methodLimits, EvaluationContext context,
+                                                         Invocation invocation) {
+        CompletableFuture<?> admitted = CompletableFuture.completedFuture(null);
+        for (MethodLimit limit : methodLimits) {
+            String key = limit.key(context);
+            long cost = limit.cost(context);
+            admitted = admitted.thenCompose(previous -> limit.limiter.acquireAsync(key, cost));
+        }
+        return admitted.thenCompose(decision -> {
+            try {
+                @SuppressWarnings("unchecked")
+                CompletionStage<Object> result = (CompletionStage<Object>) invocation.proceed();
+                return result;
+            } catch (Throwable failure) {
+                return CompletableFuture.failedFuture(failure);
+            }
+        });
+    }
+
+    /**
+     * The limiters of a method, parsing and validating its annotations on first use.
+     *
+     * @param method      the method
+     * @param targetClass the class whose instance is called
+     * @return the limiters in declaration order; empty when the method is not limited
+     * @throws RateLimitConfigurationException when the annotations are invalid
+     */
+    public List<RateLimiter> limitersFor(Method method, Class<?> targetClass) {
+        return limitsFor(method, targetClass).stream().map(limit -> limit.limiter).toList();
+    }
+
+    /**
+     * Parses and validates every limited method of a class, so that mistakes surface at
+     * start-up rather than on the first call.
+     *
+     * @param targetClass the class
+     * @throws RateLimitConfigurationException naming the first invalid annotation
+     */
+    public void validate(Class<?> targetClass) {
+        Class<?> userClass = ClassUtils.getUserClass(targetClass);
+        if (LimitDefinitionParser.isCandidate(userClass)) {
+            LimitDefinitionParser.rejectInterfaceAnnotations(userClass);
+            ReflectionUtils.doWithMethods(userClass, method -> limitersFor(method, userClass),
+                    ReflectionUtils.USER_DECLARED_METHODS);
+        }
+    }
+
+    /**
+     * Every limiter parsed so far, once each by name: under Spring, after start-up, all of them.
+     *
+     * @return the limiters, in no particular order
+     */
+    public Collection<RateLimiter> limiters() {
+        Map<String, RateLimiter> byName = new TreeMap<>();
+        limits.values().forEach(methodLimits -> methodLimits.forEach(limit ->
+                byName.putIfAbsent(limit.limiter.name(), limit.limiter)));
+        return List.copyOf(byName.values());
+    }
+
+    private List<MethodLimit> limitsFor(Method method, Class<?> targetClass) {
+        MethodClassKey cacheKey = new MethodClassKey(method, targetClass);
+        List<MethodLimit> cached = limits.get(cacheKey);
+        if (cached == null) {
+            cached = limits.computeIfAbsent(cacheKey, k -> build(method, targetClass));
+        }
+        return cached;
+    }
+
+    private List<MethodLimit> build(Method method, Class<?> targetClass) {
+        List<MethodLimit> built = new ArrayList<>();
+        for (ParsedLimit parsed : parser.parse(method, targetClass)) {
+            String name = parsed.definition().name();
+            if (parsed.defaultName()) {
+                Class<?> owner = defaultNames.putIfAbsent(name, targetClass);
+                if (owner != null && owner != targetClass) {
+                    throw RateLimitConfigurationException.invalid(method, "name", "defaults to '" + name
+                            + "', as it does for " + owner.getName() + ": the two would share counters. Give one"
+                            + " of them a name");
+                }
+            }
+            RateLimiter.Builder limiter = RateLimiter.builder()
+                    .name(name)
+                    .store(store)
+                    .tiers(parsed.definition().tiers())
+                    .cost(parsed.fixedCost())
+                    .onLimit(parsed.definition().onLimit())
+                    .maxWait(parsed.definition().maxWait())
+                    .message(parsed.definition().message())
+                    .clock(clock)
+                    .sleeper(sleeper)
+                    .onStoreFailure(onStoreFailure);
+            listeners.forEach(limiter::listener);
+            built.add(new MethodLimit(method, limiter.build(), parsed.key(), parsed.cost(), parsed.fixedCost()));
+        }
+        return List.copyOf(built);
+    }
+
+    /** One limiter of a method with its compiled expressions. */
+    private record MethodLimit(Method method, RateLimiter limiter, SpelExpression key, SpelExpression cost,
+                               long fixedCost) {
+
+        String key(EvaluationContext context) {
+            if (key == null) {
+                return "";
+            }
+            Object value = key.getValue(context);
+            String text = value == null ? null : ObjectUtils.nullSafeToString(value);
+            if (text == null || text.isBlank()) {
+                throw new IllegalArgumentException("The key expression '" + key.getExpressionString() + "' of "
+                        + RateLimitConfigurationException.describe(method) + " evaluated to "
+                        + (text == null ? "null" : "a blank string") + "; a key must identify the caller. If the"
+                        + " expression names a parameter, compile with '-parameters' (or use #p0, #p1, ...)");
+            }
+            return text;
+        }
+
+        long cost(EvaluationContext context) {
+            if (cost == null) {
+                return fixedCost;
+            }
+            Object value = cost.getValue(context);
+            if (value instanceof Long || value instanceof Integer || value instanceof Short || value instanceof Byte) {
+                long permits = ((Number) value).longValue();
+                if (permits >= 1) {
+                    return permits;
+                }
+            }
+            throw new IllegalArgumentException("The cost expression '" + cost.getExpressionString() + "' of "
+                    + RateLimitConfigurationException.describe(method) + " evaluated to " + value
+                    + "; a cost must be a whole number of at least 1");
+        }
+    }
+
+    /** Configures a {@link MethodRateLimiter}. Not thread-safe; build once. */
+    public static final class Builder {
+
+        private RateLimitStore store;
+        private InstantSource clock = InstantSource.system();
+        private Sleeper sleeper = Sleeper.system();
+        private StringValueResolver placeholders = new StandardEnvironment()::resolveRequiredPlaceholders;
+        private LimitOverrides overrides = LimitOverrides.NONE;
+        private RateLimitVariables variables = RateLimitVariables.NONE;
+        private BeanResolver beanResolver;
+        private FailurePolicy onStoreFailure = FailurePolicy.FAIL_CLOSED;
+        private final List<RateLimitListener> listeners = new ArrayList<>();
+
+        private Builder() {
+        }
+
+        /**
+         * Adds a listener told of every limiter's outcomes, store failures and waits.
+         *
+         * @param listener the listener
+         * @return this builder
+         */
+        public Builder listener(RateLimitListener listener) {
+            listeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
+        /**
+         * Where counts are kept.
+         *
+         * @param store default: an {@link InMemoryRateLimitStore} reading this builder's clock
+         * @return this builder
+         */
+        public Builder store(RateLimitStore store) {
+            this.store = Objects.requireNonNull(store, "store");
+            return this;
+        }
+
+        /**
+         * The clock measuring waits (and, for the default store, deciding).
+         *
+         * @param clock default the system clock
+         * @return this builder
+         */
+        public Builder clock(InstantSource clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * How {@code WAIT} limits wait.
+         *
+         * @param sleeper default {@link Sleeper#system()}
+         * @return this builder
+         */
+        public Builder sleeper(Sleeper sleeper) {
+            this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
+            return this;
+        }
+
+        /**
+         * Resolves {@code ${...}} placeholders in names, windows, waits and messages.
+         *
+         * @param placeholders default: system properties and environment variables; under
+         *                     Spring, the application's {@code Environment}
+         * @return this builder
+         */
+        public Builder placeholders(StringValueResolver placeholders) {
+            this.placeholders = Objects.requireNonNull(placeholders, "placeholders");
+            return this;
+        }
+
+        /**
+         * What every limiter does when the store fails.
+         *
+         * @param onStoreFailure default {@link FailurePolicy#FAIL_CLOSED}
+         * @return this builder
+         */
+        public Builder onStoreFailure(FailurePolicy onStoreFailure) {
+            this.onStoreFailure = Objects.requireNonNull(onStoreFailure, "onStoreFailure");
+            return this;
+        }
+
+        /**
+         * Limits set in configuration, taking precedence over annotations.
+         *
+         * @param overrides default {@link LimitOverrides#NONE}
+         * @return this builder
+         */
+        public Builder overrides(LimitOverrides overrides) {
+            this.overrides = Objects.requireNonNull(overrides, "overrides");
+            return this;
+        }
+
+        /**
+         * Extra variables for key and cost expressions.
+         *
+         * @param variables default {@link RateLimitVariables#NONE}
+         * @return this builder
+         */
+        public Builder variables(RateLimitVariables variables) {
+            this.variables = Objects.requireNonNull(variables, "variables");
+            return this;
+        }
+
+        /**
+         * Resolves {@code @bean} references in expressions.
+         *
+         * @param beanResolver default none: expressions cannot refer to beans
+         * @return this builder
+         */
+        public Builder beanResolver(BeanResolver beanResolver) {
+            this.beanResolver = Objects.requireNonNull(beanResolver, "beanResolver");
+            return this;
+        }
+
+        /**
+         * Builds the method rate limiter.
+         *
+         * @return a new instance with its own cache of parsed methods
+         */
+        public MethodRateLimiter build() {
+            return new MethodRateLimiter(this);
+        }
+    }
+}

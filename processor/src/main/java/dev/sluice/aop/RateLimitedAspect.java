@@ -1,0 +1,96 @@
+package dev.sluice.aop;
+
+import java.lang.reflect.Method;
+import java.util.Objects;
+import org.aspectj.lang.ProceedingJoinPoint;
+import org.aspectj.lang.annotation.Around;
+import org.aspectj.lang.annotation.Aspect;
+import org.aspectj.lang.annotation.Pointcut;
+import org.aspectj.lang.reflect.MethodSignature;
+import org.springframework.aop.support.AopUtils;
+
+/**
+ * Limits calls to methods carrying {@code @RateLimited}: directly, through a meta-annotation,
+ * or, for public methods, on their class. The same aspect serves Spring AOP (registered by
+ * {@code @EnableRateLimiting} or the Spring Boot starter) and AspectJ weaving, compile-time or
+ * load-time; all the work is done by a {@link MethodRateLimiter}.
+ *
+ * <p>Woven code uses AspectJ's singleton, {@code RateLimitedAspect.aspectOf()} (which the AspectJ
+ * compiler adds to this class), so configure that instance:
+ *
+ * <pre class="code">
+ * RateLimitedAspect.aspectOf().setMethodRateLimiter(MethodRateLimiter.builder().store(store).build());
+ * </pre>
+ *
+ * <p>Unconfigured, it limits with an in-memory store and the system clock. Under Spring,
+ * {@code @EnableRateLimiting} configures the same singleton, so woven and proxied beans share
+ * one configuration.
+ */
+@Aspect
+public class RateLimitedAspect {
+
+    private volatile MethodRateLimiter methodRateLimiter;
+
+    /** Methods carrying {@code @RateLimited} or a meta-annotation made of it. */
+    @Pointcut("execution(@dev.sluice.annotation.RateLimited * *(..))"
+            + " || execution(@dev.sluice.annotation.RateLimits * *(..))"
+            + " || execution(@(@dev.sluice.annotation.RateLimited *) * *(..))"
+            + " || execution(@(@dev.sluice.annotation.RateLimits *) * *(..))")
+    void annotatedMethod() {
+    }
+
+    /** Public methods of classes carrying {@code @RateLimited} or a meta-annotation made of it. */
+    @Pointcut("execution(public * (@dev.sluice.annotation.RateLimited *).*(..))"
+            + " || execution(public * (@dev.sluice.annotation.RateLimits *).*(..))"
+            + " || execution(public * (@(@dev.sluice.annotation.RateLimited *) *).*(..))"
+            + " || execution(public * (@(@dev.sluice.annotation.RateLimits *) *).*(..))")
+    void methodOfAnnotatedClass() {
+    }
+
+    /**
+     * Decides the call, then proceeds, waits or rejects.
+     *
+     * @param joinPoint the call
+     * @return what the method returned
+     * @throws Throwable what the method threw, or {@code RateLimitExceededException}
+     */
+    @Around("annotatedMethod() || methodOfAnnotatedClass()")
+    public Object limit(ProceedingJoinPoint joinPoint) throws Throwable {
+        Method method = ((MethodSignature) joinPoint.getSignature()).getMethod();
+        Object target = joinPoint.getTarget();
+        Class<?> targetClass = target != null ? AopUtils.getTargetClass(target) : method.getDeclaringClass();
+        return methodRateLimiter().invoke(method, target, targetClass, joinPoint.getArgs(), joinPoint::proceed);
+    }
+
+    /**
+     * Sets the engine; takes effect for the next call.
+     *
+     * @param methodRateLimiter the engine
+     */
+    public void setMethodRateLimiter(MethodRateLimiter methodRateLimiter) {
+        this.methodRateLimiter = Objects.requireNonNull(methodRateLimiter, "methodRateLimiter");
+    }
+
+    /**
+     * The engine in use, created with defaults when none was set.
+     *
+     * @return the engine
+     */
+    public MethodRateLimiter getMethodRateLimiter() {
+        return methodRateLimiter();
+    }
+
+    private MethodRateLimiter methodRateLimiter() {
+        MethodRateLimiter current = methodRateLimiter;
+        if (current == null) {
+            synchronized (this) {
+                current = methodRateLimiter;
+                if (current == null) {
+                    current = MethodRateLimiter.builder().build();
+                    methodRateLimiter = current;
+                }
+            }
+        }
+        return current;
+    }
+}

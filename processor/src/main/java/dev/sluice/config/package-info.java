@@ -1,0 +1,5 @@
+/**
+ * Spring configuration for plain Spring applications: {@link dev.sluice.config.EnableRateLimiting}
+ * and what it imports. Spring Boot applications use the starter instead.
+ */
+package dev.sluice.config;

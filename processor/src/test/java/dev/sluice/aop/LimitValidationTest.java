@@ -1,0 +1,270 @@
+package dev.sluice.aop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.RateLimiter;
+import dev.sluice.annotation.OnLimit;
+import dev.sluice.annotation.RateLimited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** Every mistake in an annotation is refused at parse time, naming the class, method and attribute. */
+class LimitValidationTest {
+
+    private final MethodRateLimiter limits = MethodRateLimiter.builder().build();
+
+    static class NonPositiveLimit {
+        @RateLimited(limit = 0, window = "1m")
+        public void call() {
+        }
+    }
+
+    static class UnknownWindowUnit {
+        @RateLimited(limit = 5, window = "10x")
+        public void call() {
+        }
+    }
+
+    static class SubMillisecondWindow {
+        @RateLimited(limit = 5, window = "500us")
+        public void call() {
+        }
+    }
+
+    static class OnlyLimit {
+        @RateLimited(limit = 5)
+        public void call() {
+        }
+    }
+
+    static class NoLimitAnywhere {
+        @RateLimited
+        public void call() {
+        }
+    }
+
+    static class ZeroCost {
+        @RateLimited(limit = 5, window = "1m", cost = "0")
+        public void call() {
+        }
+    }
+
+    static class CostAboveLimit {
+        @RateLimited(limit = 5, window = "1m", cost = "6")
+        public void call() {
+        }
+    }
+
+    static class MaxWaitWithoutWait {
+        @RateLimited(limit = 5, window = "1m", maxWait = "5s")
+        public void call() {
+        }
+    }
+
+    static class UnparsableKey {
+        @RateLimited(key = "#user.", limit = 5, window = "1m")
+        public void call(String user) {
+        }
+    }
+
+    static class UnknownParameter {
+        @RateLimited(key = "#phone", limit = 5, window = "1m")
+        public void call(String user) {
+        }
+    }
+
+    static class UnknownParameterInCost {
+        @RateLimited(limit = 5, window = "1m", cost = "#items.size()")
+        public void call(String user) {
+        }
+    }
+
+    static class UnresolvablePlaceholder {
+        @RateLimited(limit = 5, window = "${no.such.window}")
+        public void call() {
+        }
+    }
+
+    static class BadBlockFor {
+        @RateLimited(limit = 5, window = "1m", blockFor = "forever")
+        public void call() {
+        }
+    }
+
+    static class NegativeMaxWait {
+        @RateLimited(limit = 5, window = "1m", onLimit = OnLimit.WAIT, maxWait = "-1s")
+        public void call() {
+        }
+    }
+
+    static class DuplicateTier {
+        @RateLimited(key = "#user", limit = 5, window = "1m")
+        @RateLimited(key = "#user", limit = 9, window = "60s")
+        public void call(String user) {
+        }
+    }
+
+    static class OneNameTwoKeys {
+        @RateLimited(name = "otp", key = "#a", limit = 5, window = "1m")
+        @RateLimited(name = "otp", key = "#b", limit = 9, window = "1h")
+        public void call(String a, String b) {
+        }
+    }
+
+    static class TiersDisagreeOnOnLimit {
+        @RateLimited(limit = 5, window = "1m", onLimit = OnLimit.WAIT, maxWait = "1s")
+        @RateLimited(limit = 9, window = "1h", maxWait = "2s")
+        public void call() {
+        }
+    }
+
+    static Object[][] mistakes() {
+        return new Object[][] {
+            {NonPositiveLimit.class, "limit must be positive, was 0"},
+            {UnknownWindowUnit.class, "window '10x' is not a duration: use a whole number with a unit"},
+            {SubMillisecondWindow.class, "tier 5 per '500us' is out of range: window must be whole milliseconds"},
+            {OnlyLimit.class, "window is missing: set both limit and window"},
+            {NoLimitAnywhere.class, "no tiers are configured for limiter 'NoLimitAnywhere.call'"},
+            {ZeroCost.class, "cost must be from 1 to the smallest limit (5), was 0"},
+            {CostAboveLimit.class, "cost must be from 1 to the smallest limit (5), was 6"},
+            {MaxWaitWithoutWait.class, "maxWait applies only with onLimit WAIT"},
+            {UnparsableKey.class, "key '#user.' is not a valid SpEL expression"},
+            {UnknownParameter.class, "key '#phone' refers to #phone, which is not a parameter of the method"},
+            {UnknownParameterInCost.class, "cost '#items.size()' refers to #items"},
+            {UnresolvablePlaceholder.class, "window '${no.such.window}' has a placeholder that cannot be resolved"},
+            {BadBlockFor.class, "blockFor 'forever' is not a duration"},
+            {NegativeMaxWait.class, "maxWait '-1s' is negative"},
+            {DuplicateTier.class, "two tiers share algorithm and window"},
+            {OneNameTwoKeys.class, "name 'otp' is given to tiers with different keys ('#a' and '#b')"},
+            {TiersDisagreeOnOnLimit.class, "maxWait differs between tiers of one limiter ('1s' and '2s')"},
+        };
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("mistakes")
+    void refusesTheMistakeNamingClassMethodAndAttribute(Class<?> type, String problem) {
+        assertThatThrownBy(() -> limits.validate(type))
+                .isInstanceOf(RateLimitConfigurationException.class)
+                .hasMessageStartingWith("Invalid @RateLimited on " + type.getName() + ".call(")
+                .hasMessageContaining(problem);
+    }
+
+    static class TwoKeysWithoutNames {
+        @RateLimited(key = "#a", limit = 5, window = "1m")
+        @RateLimited(key = "#b", limit = 9, window = "1m")
+        public void call(String a, String b) {
+        }
+    }
+
+    @Test
+    void acceptsTiersOfDifferentKeysWithDefaultNames() {
+        assertThatCode(() -> limits.validate(TwoKeysWithoutNames.class)).doesNotThrowAnyException();
+    }
+
+    static class Same {
+        static class Limited {
+            @RateLimited(limit = 1, window = "1m")
+            public void send() {
+            }
+        }
+    }
+
+    static class Other {
+        static class Limited {
+            @RateLimited(limit = 1, window = "1m")
+            public void send() {
+            }
+        }
+    }
+
+    @Test
+    void refusesTwoClassesWhoseDefaultNamesWouldShareCounters() {
+        limits.validate(Same.Limited.class);
+        assertThatThrownBy(() -> limits.validate(Other.Limited.class))
+                .isInstanceOf(RateLimitConfigurationException.class)
+                .hasMessageContaining("name defaults to 'Limited.send', as it does for " + Same.Limited.class.getName());
+    }
+
+    static class Overloaded {
+        @RateLimited(limit = 1, window = "1m")
+        public void send(String to) {
+        }
+
+        @RateLimited(limit = 100, window = "1h")
+        public void send(String to, int copies) {
+        }
+    }
+
+    @Test
+    void namesOverloadedMethodsWithTheirParameterTypes() throws Exception {
+        assertThat(limits.limitersFor(Overloaded.class.getMethod("send", String.class), Overloaded.class))
+                .extracting(RateLimiter::name).containsExactly("Overloaded.send(String)");
+        assertThat(limits.limitersFor(Overloaded.class.getMethod("send", String.class, int.class), Overloaded.class))
+                .extracting(RateLimiter::name).containsExactly("Overloaded.send(String,int)");
+    }
+
+    interface Mailer {
+        @RateLimited(limit = 1, window = "1m")
+        void send(String to);
+    }
+
+    static class SmtpMailer implements Mailer {
+        @Override
+        public void send(String to) {
+        }
+    }
+
+    @Test
+    void refusesAnnotationsOnInterfaceMethodsWhichTheAspectWouldNeverApply() {
+        assertThatThrownBy(() -> limits.validate(SmtpMailer.class))
+                .isInstanceOf(RateLimitConfigurationException.class)
+                .hasMessageContaining(Mailer.class.getName() + ".send(String)")
+                .hasMessageContaining("is on an interface method")
+                .hasMessageContaining("annotate the implementation instead");
+    }
+
+    @Retention(RetentionPolicy.RUNTIME)
+    @RateLimited(limit = 1, window = "1m")
+    @interface OneAMinute {
+    }
+
+    @Retention(RetentionPolicy.RUNTIME)
+    @OneAMinute
+    @interface Strict {
+    }
+
+    static class TwoLevelsDeep {
+        @Strict
+        public void call() {
+        }
+    }
+
+    @Test
+    void refusesLimitsMoreThanOneComposedAnnotationDeep() {
+        assertThatThrownBy(() -> limits.validate(TwoLevelsDeep.class))
+                .isInstanceOf(RateLimitConfigurationException.class)
+                .hasMessageContaining("is reached through 2 levels of composed annotations");
+    }
+
+    @RateLimited(limit = 1, window = "1m")
+    static class LimitedBase {
+        public void inherited() {
+        }
+    }
+
+    static class UnlimitedSubclass extends LimitedBase {
+        public void own() {
+        }
+    }
+
+    @Test
+    void aClassAnnotationCoversTheMethodsItsClassDeclaresAsThePointcutDoes() throws Exception {
+        assertThat(limits.limitersFor(LimitedBase.class.getMethod("inherited"), UnlimitedSubclass.class)).hasSize(1);
+        assertThat(limits.limitersFor(UnlimitedSubclass.class.getMethod("own"), UnlimitedSubclass.class)).isEmpty();
+    }
+}

@@ -1,0 +1,369 @@
+package dev.sluice.aop;
+
+import static java.time.Duration.ofMillis;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.InMemoryRateLimitStore;
+import dev.sluice.RateLimitExceededException;
+import dev.sluice.RateLimiter;
+import dev.sluice.Sleeper;
+import dev.sluice.Tier;
+import dev.sluice.annotation.Algorithm;
+import dev.sluice.annotation.OnLimit;
+import dev.sluice.annotation.RateLimited;
+import dev.sluice.tck.MutableClock;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+/** The engine behind the aspect, driven directly, without Spring or weaving. */
+class MethodRateLimiterTest {
+
+    private final MutableClock clock = new MutableClock(Instant.parse("2400-03-01T10:00:00Z"));
+    private final List<Duration> sleeps = new ArrayList<>();
+    private final Sleeper sleeper = new Sleeper() {
+        @Override
+        public void sleep(Duration duration) {
+            sleeps.add(duration);
+            clock.advance(duration);
+        }
+
+        @Override
+        public CompletionStage<Void> sleepAsync(Duration duration) {
+            sleep(duration);
+            return CompletableFuture.completedFuture(null);
+        }
+    };
+    private final AtomicInteger calls = new AtomicInteger();
+
+    private MethodRateLimiter.Builder builder() {
+        return MethodRateLimiter.builder()
+                .store(InMemoryRateLimitStore.builder().clock(clock).build())
+                .clock(clock)
+                .sleeper(sleeper);
+    }
+
+    private final MethodRateLimiter limits = builder().build();
+
+    private Object call(MethodRateLimiter limiter, Object target, String methodName, Object... args) throws Throwable {
+        Method method = findMethod(target.getClass(), methodName);
+        return limiter.invoke(method, target, target.getClass(), args, () -> {
+            calls.incrementAndGet();
+            return method.invoke(target, args);
+        });
+    }
+
+    private Object call(Object target, String methodName, Object... args) throws Throwable {
+        return call(limits, target, methodName, args);
+    }
+
+    private static Method findMethod(Class<?> type, String name) {
+        for (Method method : type.getDeclaredMethods()) {
+            if (method.getName().equals(name)) {
+                return method;
+            }
+        }
+        throw new IllegalArgumentException(name);
+    }
+
+    record OtpRequest(String phone) {
+    }
+
+    static class Otp {
+        @RateLimited(key = "#ip", limit = 3, window = "1m")
+        @RateLimited(key = "#req.phone", limit = 10, window = "1h")
+        public String send(String ip, OtpRequest req) {
+            return "sent";
+        }
+
+        @RateLimited(key = "#p0", limit = 1, window = "1m")
+        public String byPosition(String user) {
+            return "ok";
+        }
+
+        @RateLimited(key = "#root.methodName + ':' + #a0", limit = 1, window = "1m")
+        public String byRoot(String user) {
+            return "ok";
+        }
+
+        @RateLimited(limit = 2, window = "${otp.window:1m}")
+        public String shared() {
+            return "ok";
+        }
+
+        @RateLimited(key = "#user", limit = 5, window = "1m", cost = "#items.size()")
+        public String batch(String user, List<String> items) {
+            return "ok";
+        }
+    }
+
+    @Nested
+    class Keys {
+
+        @Test
+        void countsEachKeyOfEachLimiterSeparately() throws Throwable {
+            Otp otp = new Otp();
+            for (int i = 0; i < 3; i++) {
+                call(otp, "send", "10.0.0.1", new OtpRequest("+1555000" + i));
+            }
+            assertThatThrownBy(() -> call(otp, "send", "10.0.0.1", new OtpRequest("+15559999")))
+                    .isInstanceOfSatisfying(RateLimitExceededException.class, e -> {
+                        assertThat(e.limiterName()).isEqualTo("Otp.send[#ip]");
+                        assertThat(e.key()).isEqualTo("10.0.0.1");
+                    });
+            assertThat(call(otp, "send", "10.0.0.2", new OtpRequest("+15550000"))).isEqualTo("sent");
+            assertThat(calls).hasValue(4);
+        }
+
+        @Test
+        void givesEachKeyOfAMethodItsOwnLimiterName() {
+            Method send = findMethod(Otp.class, "send");
+            assertThat(limits.limitersFor(send, Otp.class)).extracting(RateLimiter::name)
+                    .containsExactly("Otp.send[#ip]", "Otp.send[#req.phone]");
+        }
+
+        @Test
+        void resolvesArgumentsByPositionAndTheRootObject() throws Throwable {
+            Otp otp = new Otp();
+            call(otp, "byPosition", "alice");
+            call(otp, "byPosition", "bob");
+            assertThatThrownBy(() -> call(otp, "byPosition", "alice")).isInstanceOf(RateLimitExceededException.class);
+
+            call(otp, "byRoot", "alice");
+            assertThatThrownBy(() -> call(otp, "byRoot", "alice"))
+                    .isInstanceOfSatisfying(RateLimitExceededException.class,
+                            e -> assertThat(e.key()).isEqualTo("byRoot:alice"));
+        }
+
+        @Test
+        void sharesOneKeyWhenTheKeyIsEmptyAndResolvesPlaceholders() throws Throwable {
+            Otp otp = new Otp();
+            call(otp, "shared");
+            call(otp, "shared");
+            assertThatThrownBy(() -> call(otp, "shared")).isInstanceOf(RateLimitExceededException.class);
+            assertThat(limits.limitersFor(findMethod(Otp.class, "shared"), Otp.class).get(0).tiers())
+                    .containsExactly(Tier.of(2, Duration.ofMinutes(1), Algorithm.SLIDING_WINDOW));
+        }
+
+        @Test
+        void refusesANullKeyNamingTheMethodAndTheParametersFlag() {
+            Otp otp = new Otp();
+            assertThatThrownBy(() -> call(otp, "send", "10.0.0.1", new OtpRequest(null)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("'#req.phone'")
+                    .hasMessageContaining(Otp.class.getName() + ".send(String, OtpRequest)")
+                    .hasMessageContaining("evaluated to null")
+                    .hasMessageContaining("-parameters");
+            assertThatThrownBy(() -> call(otp, "byPosition", " "))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("blank");
+        }
+
+        @Test
+        void takesTheCostFromAnExpression() throws Throwable {
+            Otp otp = new Otp();
+            call(otp, "batch", "u", List.of("a", "b", "c"));
+            assertThatThrownBy(() -> call(otp, "batch", "u", List.of("a", "b", "c")))
+                    .isInstanceOf(RateLimitExceededException.class);
+            call(otp, "batch", "u", List.of("a", "b"));
+            assertThatThrownBy(() -> call(otp, "batch", "v", List.of()))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("'#items.size()'").hasMessageContaining("evaluated to 0");
+        }
+
+        @Test
+        void offersContributedVariablesUnlessAParameterHasTheirName() throws Throwable {
+            MethodRateLimiter withIp = builder().variables(new RateLimitVariables() {
+                @Override
+                public Set<String> names() {
+                    return Set.of("ip");
+                }
+
+                @Override
+                public Object value(String name) {
+                    return "192.0.2.7";
+                }
+            }).build();
+            Object clientIpOnly = new Object() {
+                @RateLimited(key = "#ip", limit = 1, window = "1m")
+                public String hello() {
+                    return "hi";
+                }
+            };
+            call(withIp, clientIpOnly, "hello");
+            assertThatThrownBy(() -> call(withIp, clientIpOnly, "hello"))
+                    .isInstanceOfSatisfying(RateLimitExceededException.class,
+                            e -> assertThat(e.key()).isEqualTo("192.0.2.7"));
+
+            Otp otp = new Otp();
+            for (int i = 0; i < 3; i++) {
+                call(withIp, otp, "send", "10.9.9.9", new OtpRequest("+1"));
+            }
+            assertThatThrownBy(() -> call(withIp, otp, "send", "10.9.9.9", new OtpRequest("+2")))
+                    .isInstanceOfSatisfying(RateLimitExceededException.class,
+                            e -> assertThat(e.key()).isEqualTo("10.9.9.9"));
+        }
+    }
+
+    static class Partner {
+        @RateLimited(limit = 5, window = "1s", algorithm = Algorithm.TOKEN_BUCKET, onLimit = OnLimit.WAIT,
+                maxWait = "10s")
+        public String quote() {
+            return "quote";
+        }
+
+        @RateLimited(limit = 1, window = "1m", onLimit = OnLimit.WAIT, maxWait = "1s")
+        public String rare() {
+            return "rare";
+        }
+
+        @RateLimited(limit = 1, window = "1m")
+        public CompletableFuture<String> later() {
+            return CompletableFuture.completedFuture("later");
+        }
+
+        @RateLimited(limit = 5, window = "1s", algorithm = Algorithm.TOKEN_BUCKET, onLimit = OnLimit.WAIT,
+                maxWait = "10s")
+        public CompletionStage<String> laterWaiting() {
+            return CompletableFuture.completedFuture("later");
+        }
+    }
+
+    @Nested
+    class OnLimitBehaviour {
+
+        @Test
+        void waitsForAPermitWithinMaxWait() throws Throwable {
+            Partner partner = new Partner();
+            for (int i = 0; i < 20; i++) {
+                assertThat(call(partner, "quote")).isEqualTo("quote");
+            }
+            assertThat(calls).hasValue(20);
+            assertThat(sleeps).hasSize(15).containsOnly(ofMillis(200));
+        }
+
+        @Test
+        void rejectsWhenThePermitIsFurtherAwayThanMaxWait() throws Throwable {
+            Partner partner = new Partner();
+            call(partner, "rare");
+            assertThatThrownBy(() -> call(partner, "rare")).isInstanceOf(RateLimitExceededException.class);
+            assertThat(sleeps).isEmpty();
+        }
+
+        @Test
+        void failsTheFutureOfAnAsynchronousMethodInsteadOfThrowing() throws Throwable {
+            Partner partner = new Partner();
+            assertThat(((CompletableFuture<?>) call(partner, "later")).join()).isEqualTo("later");
+
+            Object rejected = call(partner, "later");
+            assertThat(rejected).isInstanceOf(CompletableFuture.class);
+            assertThatThrownBy(((CompletableFuture<?>) rejected)::join).isInstanceOf(CompletionException.class)
+                    .hasCauseInstanceOf(RateLimitExceededException.class);
+            assertThat(calls).hasValue(1);
+        }
+
+        @Test
+        void schedulesTheWaitOfAnAsynchronousMethod() throws Throwable {
+            Partner partner = new Partner();
+            for (int i = 0; i < 6; i++) {
+                ((CompletionStage<?>) call(partner, "laterWaiting")).toCompletableFuture().join();
+            }
+            assertThat(sleeps).containsExactly(ofMillis(200));
+            assertThat(calls).hasValue(6);
+        }
+    }
+
+    @Retention(RetentionPolicy.RUNTIME)
+    @RateLimited(key = "#p0", limit = 2, window = "1m")
+    @RateLimited(key = "#p0", limit = 3, window = "1d", algorithm = Algorithm.FIXED_WINDOW)
+    @interface OtpPolicy {
+    }
+
+    @RateLimited(limit = 1, window = "1m")
+    static class Everything {
+        public String one() {
+            return "1";
+        }
+
+        public String two() {
+            return "2";
+        }
+
+        @RateLimited(limit = 3, window = "1m")
+        public String own() {
+            return "own";
+        }
+
+        @OtpPolicy
+        public String policy(String phone) {
+            return "policy";
+        }
+    }
+
+    @Nested
+    class Declarations {
+
+        @Test
+        void aClassAnnotationLimitsEachPublicMethodSeparately() throws Throwable {
+            Everything everything = new Everything();
+            call(everything, "one");
+            call(everything, "two");
+            assertThatThrownBy(() -> call(everything, "one")).isInstanceOfSatisfying(
+                    RateLimitExceededException.class, e -> assertThat(e.limiterName()).isEqualTo("Everything.one"));
+        }
+
+        @Test
+        void aMethodAnnotationReplacesTheClassAnnotation() {
+            assertThat(limits.limitersFor(findMethod(Everything.class, "own"), Everything.class))
+                    .singleElement().satisfies(limiter -> assertThat(limiter.tiers())
+                            .containsExactly(Tier.of(3, Duration.ofMinutes(1), Algorithm.SLIDING_WINDOW)));
+        }
+
+        @Test
+        void aMetaAnnotationContributesAllItsTiersToOneLimiter() {
+            assertThat(limits.limitersFor(findMethod(Everything.class, "policy"), Everything.class))
+                    .singleElement().satisfies(limiter -> {
+                        assertThat(limiter.name()).isEqualTo("Everything.policy");
+                        assertThat(limiter.tiers()).containsExactly(
+                                Tier.of(2, Duration.ofMinutes(1), Algorithm.SLIDING_WINDOW),
+                                Tier.of(3, Duration.ofDays(1), Algorithm.FIXED_WINDOW));
+                    });
+        }
+
+        @Test
+        void configurationReplacesTheTiersAndCanTurnALimiterOff() throws Throwable {
+            Tier configured = Tier.of(7, Duration.ofSeconds(10), Algorithm.FIXED_WINDOW);
+            MethodRateLimiter overridden = builder().overrides(new LimitOverrides() {
+                @Override
+                public Optional<List<Tier>> tiers(String limiterName) {
+                    return limiterName.equals("Everything.own") ? Optional.of(List.of(configured)) : Optional.empty();
+                }
+
+                @Override
+                public boolean enabled(String limiterName) {
+                    return !limiterName.equals("Everything.one");
+                }
+            }).build();
+
+            assertThat(overridden.limitersFor(findMethod(Everything.class, "own"), Everything.class))
+                    .singleElement().satisfies(limiter -> assertThat(limiter.tiers()).containsExactly(configured));
+            Everything everything = new Everything();
+            for (int i = 0; i < 5; i++) {
+                call(overridden, everything, "one");
+            }
+            assertThat(calls).hasValue(5);
+        }
+    }
+}

@@ -1,0 +1,275 @@
+package dev.sluice.redisson;
+
+import dev.sluice.Decision;
+import dev.sluice.RateLimitStore;
+import dev.sluice.Tier;
+import dev.sluice.annotation.Algorithm;
+import io.github.bucket4j.Bandwidth;
+import io.github.bucket4j.BucketConfiguration;
+import io.github.bucket4j.BucketState;
+import io.github.bucket4j.ConsumptionProbe;
+import io.github.bucket4j.TimeMeter;
+import io.github.bucket4j.TokensInheritanceStrategy;
+import io.github.bucket4j.VerboseResult;
+import io.github.bucket4j.distributed.AsyncBucketProxy;
+import io.github.bucket4j.distributed.BucketProxy;
+import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
+import io.github.bucket4j.redis.redisson.Bucket4jRedisson;
+import io.github.bucket4j.redis.redisson.cas.RedissonBasedProxyManager;
+import java.math.BigInteger;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+import java.util.stream.Collectors;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+
+/**
+ * A Redis store made of distributed Bucket4j buckets, for applications that want Bucket4j's
+ * semantics: the {@code TOKEN_BUCKET} tiers of a key become the bandwidths of one Bucket4j bucket
+ * ({@code refillGreedy(limit, window)}), kept in Redis through Bucket4j's Redisson proxy manager
+ * and removed once the bucket has refilled.
+ *
+ * <pre class="code">
+ * RateLimitStore store = Bucket4jRedissonStore.builder(redisson).build();
+ * </pre>
+ *
+ * <p>Know its cost: Bucket4j's Redisson backend is compare-and-swap (a read, then a CAS script,
+ * retried on conflict), so a hot key is much slower than with {@link RedissonRateLimitStore},
+ * which is the default for good reason. It supports only {@code TOKEN_BUCKET} tiers without
+ * {@code countRejected} or {@code blockFor}, and decides with the clients' clocks (Bucket4j
+ * sends the client's time with each request), so instances must keep their clocks in step.
+ * A bucket holds one set of tiers: calls bringing another set of tiers for the same key count
+ * in another bucket. When a tier's limit changes, its bucket is reconfigured on the next call,
+ * keeping the tokens already taken ({@link TokensInheritanceStrategy#ADDITIVE}).
+ *
+ * <p>Bucket4j's Redisson module reaches into Redisson's internals; this class is the only place
+ * that depends on it.
+ */
+public final class Bucket4jRedissonStore implements RateLimitStore {
+
+    private static final BigInteger MILLION = BigInteger.valueOf(1_000_000);
+
+    private final RedissonBasedProxyManager<String> buckets;
+    private final String keyPrefix;
+    private final Executor executor;
+
+    private Bucket4jRedissonStore(Builder builder) {
+        this.keyPrefix = builder.keyPrefix;
+        this.executor = builder.executor;
+        this.buckets = Bucket4jRedisson.casBasedBuilder(((Redisson) builder.client).getCommandExecutor())
+                .expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(Duration.ZERO))
+                .clientClock(builder.timeMeter)
+                .build();
+    }
+
+    /**
+     * Starts a store definition.
+     *
+     * @param client the Redisson client; it must be created by {@code Redisson.create}, whose
+     *               internals Bucket4j uses
+     * @return a builder
+     */
+    public static Builder builder(RedissonClient client) {
+        return new Builder(client);
+    }
+
+    @Override
+    public Set<Algorithm> supportedAlgorithms() {
+        return Set.of(Algorithm.TOKEN_BUCKET);
+    }
+
+    @Override
+    public boolean supports(Tier tier) {
+        return tier.algorithm() == Algorithm.TOKEN_BUCKET && !tier.countRejected() && tier.blockFor().isZero();
+    }
+
+    @Override
+    public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
+        RateLimitStore.check(this, key, tiers, cost);
+        List<Tier> bandwidths = byWindow(tiers);
+        BucketConfiguration configuration = configuration(bandwidths);
+        BucketProxy bucket = buckets.builder().build(bucketKey(key, bandwidths), () -> configuration);
+        VerboseResult<ConsumptionProbe> result = bucket.asVerbose().tryConsumeAndReturnRemaining(cost);
+        if (!configuration.equals(result.getConfiguration())) {
+            // Decided under the tiers the bucket had: give back what it took, then decide again.
+            if (result.getValue().isConsumed()) {
+                bucket.addTokens(cost);
+            }
+            bucket.replaceConfiguration(configuration, TokensInheritanceStrategy.ADDITIVE);
+            result = bucket.asVerbose().tryConsumeAndReturnRemaining(cost);
+        }
+        return decision(result, bandwidths, cost);
+    }
+
+    @Override
+    public CompletionStage<Decision> tryAcquireAsync(String key, List<Tier> tiers, long cost) {
+        List<Tier> bandwidths;
+        BucketConfiguration configuration;
+        AsyncBucketProxy bucket;
+        try {
+            RateLimitStore.check(this, key, tiers, cost);
+            bandwidths = byWindow(tiers);
+            configuration = configuration(bandwidths);
+            bucket = buckets.asAsync().builder().build(bucketKey(key, bandwidths),
+                    () -> CompletableFuture.completedFuture(configuration));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return RedissonRateLimitStore.completeOn(executor, bucket.asVerbose().tryConsumeAndReturnRemaining(cost)
+                .thenCompose(result -> {
+                    if (configuration.equals(result.getConfiguration())) {
+                        return CompletableFuture.completedFuture(result);
+                    }
+                    CompletableFuture<Void> refunded = result.getValue().isConsumed()
+                            ? bucket.addTokens(cost) : CompletableFuture.completedFuture(null);
+                    return refunded
+                            .thenCompose(done -> bucket.replaceConfiguration(configuration,
+                                    TokensInheritanceStrategy.ADDITIVE))
+                            .thenCompose(replaced -> bucket.asVerbose().tryConsumeAndReturnRemaining(cost));
+                })
+                .thenApply(result -> decision(result, bandwidths, cost)));
+    }
+
+    /** The tiers in a fixed order, so that one set of tiers is one bucket whatever order it comes in. */
+    private static List<Tier> byWindow(List<Tier> tiers) {
+        return tiers.stream().sorted(Comparator.comparing(Tier::window)).toList();
+    }
+
+    private String bucketKey(String key, List<Tier> tiers) {
+        return keyPrefix + ":{" + RedissonRateLimitStore.hashTag(key) + "}:bucket4j:"
+                + tiers.stream().map(tier -> String.valueOf(tier.windowMillis())).collect(Collectors.joining(","));
+    }
+
+    private static BucketConfiguration configuration(List<Tier> tiers) {
+        var configuration = BucketConfiguration.builder();
+        for (Tier tier : tiers) {
+            configuration.addLimit(Bandwidth.builder().capacity(tier.limit())
+                    .refillGreedy(tier.limit(), tier.window()).build());
+        }
+        return configuration.build();
+    }
+
+    /**
+     * The decision from the bucket's state after the operation. Bucket4j keeps, per bandwidth,
+     * whole tokens and a remainder in token-nanoseconds; with both, each tier's wait and reset
+     * are exact.
+     */
+    private static Decision decision(VerboseResult<ConsumptionProbe> result, List<Tier> tiers, long cost) {
+        BucketState state = result.getState();
+        boolean allowed = result.getValue().isConsumed();
+        int binding = 0;
+        long bindingWait = -1;
+        long bindingLeft = Long.MAX_VALUE;
+        long bindingReset = -1;
+        for (int i = 0; i < tiers.size(); i++) {
+            Tier tier = tiers.get(i);
+            long left = Math.max(0, Math.min(tier.limit(), state.getCurrentSize(i)));
+            long reset = millisUntil(tier, tier.limit(), state, i);
+            long wait = allowed ? 0 : millisUntil(tier, cost, state, i);
+            boolean binds = allowed
+                    ? left < bindingLeft || (left == bindingLeft && reset > bindingReset)
+                    : wait > bindingWait;
+            if (binds) {
+                binding = i;
+                bindingWait = wait;
+                bindingLeft = left;
+                bindingReset = reset;
+            }
+        }
+        return new Decision(allowed, tiers.get(binding).limit(), bindingLeft, Duration.ofMillis(bindingReset),
+                Duration.ofMillis(allowed ? 0 : bindingWait));
+    }
+
+    /** Milliseconds, rounded up, until bandwidth {@code i} holds {@code tokens}. */
+    private static long millisUntil(Tier tier, long tokens, BucketState state, int i) {
+        long missing = tokens - state.getCurrentSize(i);
+        if (missing <= 0) {
+            return 0;
+        }
+        // (missing × window in ns − remainder) / limit nanoseconds, in integers: limits reach 2^52.
+        BigInteger nanos = BigInteger.valueOf(missing).multiply(BigInteger.valueOf(tier.window().toNanos()))
+                .subtract(BigInteger.valueOf(state.getRoundingError(i)));
+        BigInteger[] millis = nanos.divideAndRemainder(BigInteger.valueOf(tier.limit()).multiply(MILLION));
+        return millis[0].longValueExact() + (millis[1].signum() > 0 ? 1 : 0);
+    }
+
+    /** Configures a {@link Bucket4jRedissonStore}. Not thread-safe; build once. */
+    public static final class Builder {
+
+        private final RedissonClient client;
+        private String keyPrefix = "sluice";
+        private TimeMeter timeMeter = TimeMeter.SYSTEM_MILLISECONDS;
+        private Executor executor = ForkJoinPool.commonPool();
+
+        private Builder(RedissonClient client) {
+            this.client = Objects.requireNonNull(client, "client");
+            if (!(client instanceof Redisson)) {
+                throw new IllegalArgumentException("Bucket4j needs a client made by Redisson.create, not "
+                        + client.getClass().getName());
+            }
+        }
+
+        /**
+         * The first part of every key.
+         *
+         * @param keyPrefix not blank, without braces; default {@code "sluice"}
+         * @return this builder
+         */
+        public Builder keyPrefix(String keyPrefix) {
+            this.keyPrefix = RedissonRateLimitStore.checkKeyPrefix(keyPrefix);
+            return this;
+        }
+
+        /**
+         * The time Bucket4j sends with each request.
+         *
+         * @param clock default the system clock
+         * @return this builder
+         */
+        public Builder clock(InstantSource clock) {
+            Objects.requireNonNull(clock, "clock");
+            this.timeMeter = new TimeMeter() {
+                @Override
+                public long currentTimeNanos() {
+                    Instant now = clock.instant();
+                    return Math.addExact(Math.multiplyExact(now.getEpochSecond(), 1_000_000_000L), now.getNano());
+                }
+
+                @Override
+                public boolean isWallClockBased() {
+                    return true;
+                }
+            };
+            return this;
+        }
+
+        /**
+         * Where asynchronous decisions complete, and so where the caller's continuation runs.
+         *
+         * @param executor default the common fork-join pool
+         * @return this builder
+         */
+        public Builder executor(Executor executor) {
+            this.executor = Objects.requireNonNull(executor, "executor");
+            return this;
+        }
+
+        /**
+         * Builds the store.
+         *
+         * @return the store
+         */
+        public Bucket4jRedissonStore build() {
+            return new Bucket4jRedissonStore(this);
+        }
+    }
+}

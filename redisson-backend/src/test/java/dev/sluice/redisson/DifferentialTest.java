@@ -1,0 +1,105 @@
+package dev.sluice.redisson;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.Decision;
+import dev.sluice.InMemoryRateLimitStore;
+import dev.sluice.RateLimitStore;
+import dev.sluice.Tier;
+import dev.sluice.annotation.Algorithm;
+import dev.sluice.redisson.testing.RedisClients;
+import dev.sluice.redisson.testing.RedisExtension;
+import dev.sluice.redisson.testing.RedisServer;
+import dev.sluice.tck.MutableClock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.redisson.api.RedissonClient;
+
+/**
+ * The Lua script against the in-memory store, its reference: random calls (tier mixes, costs,
+ * counted rejections, blocks, changed limits, clocks set back) must get identical decisions.
+ * Each seed is one reproducible history.
+ */
+@ExtendWith(RedisExtension.class)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class DifferentialTest {
+
+    private static final long[] WINDOWS = {1_000, 3_000, 60_000};
+
+    private RedissonClient client;
+
+    @BeforeAll
+    void connect(RedisServer server) {
+        client = RedisClients.connect(server);
+    }
+
+    @AfterAll
+    void disconnect() {
+        client.shutdown();
+    }
+
+    @ParameterizedTest
+    @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20})
+    void decidesEveryCallAsTheInMemoryStoreDoes(long seed) {
+        Random random = new Random(seed);
+        MutableClock clock = new MutableClock(Instant.ofEpochMilli(5_000_000_000_000L + random.nextInt(1_000_000)));
+        RateLimitStore reference = InMemoryRateLimitStore.builder().clock(clock).build();
+        RateLimitStore redis = RedissonRateLimitStore.builder(client).clock(clock).build();
+        String key = "differential:" + seed + ":" + clock.instant().toEpochMilli();
+        List<Tier> tiers = tiers(random);
+
+        for (int step = 0; step < 80; step++) {
+            if (random.nextInt(10) == 0) {
+                tiers = changeALimit(random, tiers);
+            }
+            int move = random.nextInt(20);
+            if (move == 0) {
+                clock.set(clock.instant().minusMillis(random.nextInt(2_000)));
+            } else if (move < 12) {
+                clock.advanceMillis(random.nextInt(move < 9 ? 300 : 5_000));
+            }
+            long smallest = tiers.stream().mapToLong(Tier::limit).min().orElseThrow();
+            long cost = 1 + random.nextInt((int) Math.min(smallest, 3));
+
+            Decision expected = reference.tryAcquire(key, tiers, cost);
+            Decision actual = redis.tryAcquire(key, tiers, cost);
+            assertThat(actual).as("seed %d, step %d, %s, cost %d", seed, step, tiers, cost).isEqualTo(expected);
+        }
+    }
+
+    private static List<Tier> tiers(Random random) {
+        List<Tier> tiers = new ArrayList<>();
+        for (long window : WINDOWS) {
+            if (tiers.isEmpty() || random.nextBoolean()) {
+                Algorithm algorithm = Algorithm.values()[random.nextInt(Algorithm.values().length)];
+                Tier tier = Tier.of(2 + random.nextInt(6), Duration.ofMillis(window), algorithm);
+                if (random.nextInt(4) == 0) {
+                    tier = tier.withCountRejected();
+                }
+                if (random.nextInt(4) == 0) {
+                    tier = tier.withBlockFor(Duration.ofMillis(500 + random.nextInt(5_000)));
+                }
+                tiers.add(tier);
+            }
+        }
+        return tiers;
+    }
+
+    private static List<Tier> changeALimit(Random random, List<Tier> tiers) {
+        List<Tier> changed = new ArrayList<>(tiers);
+        int index = random.nextInt(changed.size());
+        Tier tier = changed.get(index);
+        changed.set(index, new Tier(2 + random.nextInt(6), tier.window(), tier.algorithm(), tier.countRejected(),
+                tier.blockFor()));
+        return changed;
+    }
+}

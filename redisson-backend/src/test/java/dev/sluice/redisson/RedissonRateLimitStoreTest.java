@@ -1,0 +1,278 @@
+package dev.sluice.redisson;
+
+import static dev.sluice.annotation.Algorithm.FIXED_WINDOW;
+import static dev.sluice.annotation.Algorithm.SLIDING_LOG;
+import static dev.sluice.annotation.Algorithm.SLIDING_WINDOW;
+import static dev.sluice.annotation.Algorithm.TOKEN_BUCKET;
+import static java.time.Duration.ofMinutes;
+import static java.time.Duration.ofSeconds;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.Decision;
+import dev.sluice.Tier;
+import dev.sluice.redisson.testing.RedisClients;
+import dev.sluice.redisson.testing.RedisCluster;
+import dev.sluice.redisson.testing.RedisExtension;
+import dev.sluice.redisson.testing.RedisServer;
+import dev.sluice.tck.MutableClock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.redisson.api.RScoredSortedSet;
+import org.redisson.api.RedissonClient;
+import org.redisson.api.redisnode.RedisNode;
+import org.redisson.api.redisnode.RedisNodes;
+import org.redisson.api.redisnode.RedisSingle;
+import org.redisson.client.codec.StringCodec;
+import org.redisson.client.protocol.Time;
+
+/** What the Redis store does beyond the contract: keys, expiry, scripts, server time, round trips. */
+@ExtendWith(RedisExtension.class)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class RedissonRateLimitStoreTest {
+
+    private RedisServer server;
+    private RedissonClient client;
+    private final MutableClock clock = new MutableClock(Instant.parse("2200-01-01T00:00:30Z"));
+
+    @BeforeAll
+    void connect(RedisServer server) {
+        this.server = server;
+        this.client = RedisClients.connect(server);
+    }
+
+    @AfterAll
+    void disconnect() {
+        client.shutdown();
+    }
+
+    @BeforeEach
+    void emptyRedis() {
+        server.flushAll();
+    }
+
+    private RedissonRateLimitStore clientClockStore() {
+        return RedissonRateLimitStore.builder(client).clock(clock).build();
+    }
+
+    private long ttl(String key) {
+        return client.getKeys().remainTimeToLive(key);
+    }
+
+    @Test
+    void keepsEveryTierOfAKeyUnderOneHashTagAndEveryKeyExpires() {
+        RedissonRateLimitStore store = clientClockStore();
+        List<Tier> tiers = List.of(
+                Tier.of(1, ofMinutes(1), FIXED_WINDOW).withBlockFor(ofMinutes(15)),
+                Tier.of(5, ofMinutes(1), SLIDING_WINDOW),
+                Tier.of(5, ofSeconds(10), SLIDING_LOG),
+                Tier.of(5, ofSeconds(10), TOKEN_BUCKET).withCountRejected());
+        store.tryAcquire("otp:10.0.0.1", tiers, 1);
+        store.tryAcquire("otp:10.0.0.1", tiers, 1);
+
+        assertThat(client.getKeys().getKeysStream()).containsExactlyInAnyOrder(
+                "sluice:{otp:10.0.0.1}:meta",
+                "sluice:{otp:10.0.0.1}:fw60000",
+                "sluice:{otp:10.0.0.1}:sw60000",
+                "sluice:{otp:10.0.0.1}:sl10000",
+                "sluice:{otp:10.0.0.1}:tb10000");
+        // Each TTL is what the state still needs: the block, the window's end, the newest entry, the refill.
+        assertThat(ttl("sluice:{otp:10.0.0.1}:meta")).isBetween(ofMinutes(15).toMillis() - 1_000, ofMinutes(15).toMillis());
+        assertThat(ttl("sluice:{otp:10.0.0.1}:fw60000")).isBetween(29_000L, 30_000L);
+        assertThat(ttl("sluice:{otp:10.0.0.1}:sw60000")).isBetween(89_000L, 90_000L);
+        assertThat(ttl("sluice:{otp:10.0.0.1}:sl10000")).isBetween(9_000L, 10_000L);
+        assertThat(ttl("sluice:{otp:10.0.0.1}:tb10000")).isBetween(3_000L, 4_000L);
+    }
+
+    @Test
+    void hashesKeysThatAreLongOrHoldBraces() {
+        RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).clock(clock).keyPrefix("app1").build();
+        Tier tier = Tier.of(1, ofMinutes(1), FIXED_WINDOW);
+        String longKey = "user:" + "x".repeat(200);
+        store.tryAcquire(longKey, List.of(tier), 1);
+        store.tryAcquire("a{b}c", List.of(tier), 1);
+        store.tryAcquire("#raw", List.of(tier), 1);
+
+        assertThat(client.getKeys().getKeysStreamByPattern("*:fw60000")).containsExactlyInAnyOrder(
+                "app1:{" + RedissonRateLimitStore.hashTag(longKey) + "}:fw60000",
+                "app1:{" + RedissonRateLimitStore.hashTag("a{b}c") + "}:fw60000",
+                "app1:{" + RedissonRateLimitStore.hashTag("#raw") + "}:fw60000");
+        assertThat(RedissonRateLimitStore.hashTag("a{b}c")).matches("#[0-9a-f]{64}");
+        assertThat(RedissonRateLimitStore.hashTag("#raw")).isNotEqualTo("#raw").startsWith("#");
+    }
+
+    @Test
+    void recoversFromAFlushedScriptCacheWithoutTheCallerNoticing() {
+        RedissonRateLimitStore store = clientClockStore();
+        Tier tier = Tier.of(3, ofMinutes(1), FIXED_WINDOW);
+        assertThat(store.tryAcquire("k", List.of(tier), 1).allowed()).isTrue();
+
+        server.cli("SCRIPT", "FLUSH");
+        assertThat(store.tryAcquire("k", List.of(tier), 1).remaining()).isEqualTo(1);
+
+        server.cli("SCRIPT", "FLUSH");
+        assertThat(store.tryAcquireAsync("k", List.of(tier), 1).toCompletableFuture().join().remaining()).isZero();
+        assertThat(server.cli("SCRIPT", "EXISTS", RedissonRateLimitStore.SCRIPT_SHA)).isEqualTo("1");
+    }
+
+    @Test
+    void recoversFromFlushedScriptsOnEveryMasterOfACluster(RedisCluster cluster) {
+        RedissonClient clusterClient = RedisClients.connect(cluster);
+        try {
+            RedissonRateLimitStore store = RedissonRateLimitStore.builder(clusterClient).clock(clock).build();
+            Tier tier = Tier.of(2, ofMinutes(1), FIXED_WINDOW);
+            for (int i = 0; i < 20; i++) {
+                store.tryAcquire("k" + i, List.of(tier), 1);
+            }
+            cluster.masters().forEach(master -> master.cli("SCRIPT", "FLUSH"));
+            assertThat(store.tryAcquire("", List.of(tier), 1).allowed()).as("an empty key has a hash tag too").isTrue();
+
+            for (int i = 0; i < 20; i++) {
+                assertThat(store.tryAcquire("k" + i, List.of(tier), 1).remaining()).isZero();
+                assertThat(store.tryAcquireAsync("k" + i, List.of(tier), 1).toCompletableFuture().join().allowed())
+                        .isFalse();
+            }
+        } finally {
+            clusterClient.shutdown();
+        }
+    }
+
+    @Test
+    void completesAsynchronousDecisionsOffRedissonsThreads() {
+        ExecutorService callers = Executors.newSingleThreadExecutor(task -> new Thread(task, "callers"));
+        CountDownLatch callersBusy = new CountDownLatch(1);
+        try {
+            // Holding the executor's only thread keeps the decision pending until the dependent stage is
+            // attached; otherwise the stage could run at once on the test's own thread.
+            callers.execute(() -> awaitQuietly(callersBusy));
+            RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).clock(clock).executor(callers).build();
+            CompletableFuture<String> thread = store
+                    .tryAcquireAsync("k", List.of(Tier.of(1, ofMinutes(1), FIXED_WINDOW)), 1)
+                    .thenApply(decision -> Thread.currentThread().getName()).toCompletableFuture();
+            callersBusy.countDown();
+            assertThat(thread.join()).isEqualTo("callers");
+        } finally {
+            callers.shutdown();
+        }
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Test
+    void aDecisionIsOneCommandOnTheServer() {
+        RedissonRateLimitStore store = clientClockStore();
+        List<Tier> tiers = List.of(Tier.of(100, ofMinutes(1), FIXED_WINDOW), Tier.of(100, ofMinutes(1), SLIDING_LOG),
+                Tier.of(100, ofMinutes(1), SLIDING_WINDOW), Tier.of(100, ofMinutes(1), TOKEN_BUCKET));
+        store.tryAcquire("warm-up", tiers, 1);
+        server.cli("CONFIG", "RESETSTAT");
+
+        for (int i = 0; i < 25; i++) {
+            store.tryAcquire("k", tiers, 1);
+            store.tryAcquireAsync("k", tiers, 1).toCompletableFuture().join();
+        }
+
+        RedisSingle redis = client.getRedisNodes(RedisNodes.SINGLE);
+        Map<String, String> stats = redis.getInstance().info(RedisNode.InfoSection.COMMANDSTATS);
+        assertThat(stats).containsKey("cmdstat_evalsha");
+        assertThat(stats.get("cmdstat_evalsha")).startsWith("calls=50,");
+        // Commands the script runs are counted too; apart from them the client sent nothing.
+        Set<String> insideTheScript = Set.of("get", "set", "del", "hmget", "hset", "pexpire", "zcard", "zadd",
+                "zrange", "zremrangebyscore", "zremrangebyrank", "time");
+        assertThat(stats.keySet()).allMatch(command -> command.equals("cmdstat_evalsha")
+                || command.startsWith("cmdstat_config") || command.equals("cmdstat_ping")
+                || insideTheScript.contains(command.substring("cmdstat_".length())), "sent only by the script");
+    }
+
+    @Test
+    void readsTheServersTimeByDefault() {
+        RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).build();
+        Tier perDay = Tier.of(1, Duration.ofDays(1), FIXED_WINDOW);
+        long before = serverMillis();
+        store.tryAcquire("k", List.of(perDay), 1);
+        Decision rejected = store.tryAcquire("k", List.of(perDay), 1);
+        long after = serverMillis();
+
+        // The window is the server's UTC day, and the key lives until it ends.
+        long dayEnd = (after / 86_400_000L + 1) * 86_400_000L;
+        assertThat(rejected.retryAfter().toMillis()).isBetween(dayEnd - after, dayEnd - before);
+        assertThat(ttl("sluice:{k}:fw86400000")).isBetween(dayEnd - after - 1_000, dayEnd - before);
+        assertThat(ttl("sluice:{k}:meta")).isBetween(dayEnd - after - 1_000, dayEnd - before);
+    }
+
+    @Test
+    void timesLogEntriesWithTheServersClock() {
+        RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).build();
+        long before = serverMillis();
+        store.tryAcquire("k", List.of(Tier.of(5, ofMinutes(1), SLIDING_LOG)), 2);
+        long after = serverMillis();
+
+        RScoredSortedSet<String> log = client.getScoredSortedSet("sluice:{k}:sl60000", StringCodec.INSTANCE);
+        assertThat(log.size()).isEqualTo(2);
+        assertThat(log.firstScore().longValue()).isBetween(before, after);
+    }
+
+    private long serverMillis() {
+        Time time = client.getRedisNodes(RedisNodes.SINGLE).getInstance().time();
+        return time.getSeconds() * 1_000L + time.getMicroseconds() / 1_000;
+    }
+
+    @Test
+    void aRestartedServerIsUsedAgainAndItsMissingScriptLoaded() {
+        try (RedisServer own = RedisServer.start()) {
+            RedissonClient ownClient = RedisClients.connect(own);
+            try {
+                RedissonRateLimitStore store = RedissonRateLimitStore.builder(ownClient).clock(clock).build();
+                Tier tier = Tier.of(2, ofMinutes(1), FIXED_WINDOW);
+                assertThat(store.tryAcquire("k", List.of(tier), 1).allowed()).isTrue();
+
+                own.restart();
+
+                // A restarted server knows no scripts and, keeping nothing on disk, no counts.
+                assertThat(store.tryAcquire("k", List.of(tier), 2).allowed()).isTrue();
+            } finally {
+                ownClient.shutdown();
+            }
+        }
+    }
+
+    @Test
+    void asynchronousCallsDoNotBlockWhileTheServerIsDown() throws Exception {
+        RedisServer own = RedisServer.start();
+        RedissonClient ownClient = RedisClients.connect(own);
+        try {
+            RedissonRateLimitStore store = RedissonRateLimitStore.builder(ownClient).clock(clock).build();
+            Tier tier = Tier.of(2, ofMinutes(1), FIXED_WINDOW);
+            store.tryAcquire("k", List.of(tier), 1);
+            own.kill();
+
+            long start = System.nanoTime();
+            CompletableFuture<Decision> pending = store.tryAcquireAsync("k", List.of(tier), 1).toCompletableFuture();
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(ofSeconds(2));
+            assertThat(pending).isNotDone();
+            assertThatThrownBy(() -> pending.get(60, TimeUnit.SECONDS)).hasRootCauseInstanceOf(Exception.class);
+        } finally {
+            ownClient.shutdown();
+            own.close();
+        }
+    }
+}

@@ -1,0 +1,58 @@
+package dev.sluice.boot;
+
+import dev.sluice.Decision;
+import dev.sluice.RateLimitListener;
+import dev.sluice.RateLimiter;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Records {@code sluice.decisions} (tags {@code limiter}, {@code outcome}: allowed, rejected or
+ * error) and {@code sluice.wait} (tag {@code limiter}). Keys never become tags: their number is
+ * unbounded and they may be personal data.
+ */
+final class MicrometerRateLimitListener implements RateLimitListener {
+
+    private final MeterRegistry registry;
+    private final Map<String, Meters> meters = new ConcurrentHashMap<>();
+
+    MicrometerRateLimitListener(MeterRegistry registry) {
+        this.registry = registry;
+    }
+
+    /** One limiter's meters. */
+    private record Meters(Counter allowed, Counter rejected, Counter error, Timer waits) {
+    }
+
+    private Meters meters(RateLimiter limiter) {
+        return meters.computeIfAbsent(limiter.name(), name -> new Meters(decisions(name, "allowed"),
+                decisions(name, "rejected"), decisions(name, "error"),
+                Timer.builder("sluice.wait").description("How long calls waited for a permit")
+                        .tag("limiter", name).register(registry)));
+    }
+
+    private Counter decisions(String limiter, String outcome) {
+        return Counter.builder("sluice.decisions").description("Rate-limited calls, by outcome")
+                .tag("limiter", limiter).tag("outcome", outcome).register(registry);
+    }
+
+    @Override
+    public void onDecision(RateLimiter limiter, String key, Decision decision) {
+        Meters limiterMeters = meters(limiter);
+        (decision.allowed() ? limiterMeters.allowed : limiterMeters.rejected).increment();
+    }
+
+    @Override
+    public void onStoreFailure(RateLimiter limiter, RuntimeException failure) {
+        meters(limiter).error.increment();
+    }
+
+    @Override
+    public void onWait(RateLimiter limiter, Duration waited) {
+        meters(limiter).waits.record(waited);
+    }
+}

@@ -1,0 +1,75 @@
+package dev.sluice.boot;
+
+import dev.sluice.Tier;
+import dev.sluice.aop.LimitOverrides;
+import dev.sluice.aop.RateLimitConfigurationException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.IntStream;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.event.ContextRefreshedEvent;
+
+/**
+ * Limits from {@code sluice.limits.<name>}, checked when the application starts: every tier
+ * complete, and every name a limiter's, so that a typo does not silently leave a limit as it was.
+ */
+final class PropertiesLimitOverrides implements LimitOverrides, ApplicationListener<ContextRefreshedEvent> {
+
+    private final Map<String, SluiceProperties.Limit> limits;
+    private final Map<String, List<Tier>> tiers = new LinkedHashMap<>();
+    private final Set<String> limiters = ConcurrentHashMap.newKeySet();
+
+    PropertiesLimitOverrides(Map<String, SluiceProperties.Limit> limits) {
+        this.limits = Map.copyOf(limits);
+        limits.forEach((name, limit) -> {
+            if (!limit.getTiers().isEmpty()) {
+                tiers.put(name, tiers(name, limit.getTiers()));
+            }
+        });
+    }
+
+    private static List<Tier> tiers(String name, List<SluiceProperties.TierProperties> configured) {
+        return IntStream.range(0, configured.size()).mapToObj(i -> {
+            SluiceProperties.TierProperties tier = configured.get(i);
+            String property = "sluice.limits." + name + ".tiers[" + i + "]";
+            if (tier.getLimit() == null || tier.getWindow() == null) {
+                throw new RateLimitConfigurationException(property + " needs both a limit and a window", null);
+            }
+            try {
+                return new Tier(tier.getLimit(), tier.getWindow(), tier.getAlgorithm(), tier.isCountRejected(),
+                        tier.getBlockFor());
+            } catch (IllegalArgumentException e) {
+                throw new RateLimitConfigurationException(property + " is invalid: " + e.getMessage(), e);
+            }
+        }).toList();
+    }
+
+    @Override
+    public Optional<List<Tier>> tiers(String limiterName) {
+        return Optional.ofNullable(tiers.get(limiterName));
+    }
+
+    @Override
+    public boolean enabled(String limiterName) {
+        limiters.add(limiterName);
+        SluiceProperties.Limit limit = limits.get(limiterName);
+        return limit == null || limit.isEnabled();
+    }
+
+    /** Once every bean's limits are parsed: fails for configured names that match no limiter. */
+    @Override
+    public void onApplicationEvent(ContextRefreshedEvent event) {
+        Set<String> unknown = new TreeSet<>(limits.keySet());
+        unknown.removeAll(limiters);
+        if (!unknown.isEmpty()) {
+            throw new RateLimitConfigurationException("sluice.limits configures " + unknown + ", which no @RateLimited"
+                    + " method uses; the limiters are " + new TreeSet<>(limiters) + ". Names with dots need"
+                    + " brackets: sluice.limits[OtpController.sendOtp].tiers[0].limit", null);
+        }
+    }
+}

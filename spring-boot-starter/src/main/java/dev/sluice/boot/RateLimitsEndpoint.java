@@ -1,0 +1,78 @@
+package dev.sluice.boot;
+
+import dev.sluice.RateLimiter;
+import dev.sluice.Tier;
+import dev.sluice.aop.MethodRateLimiter;
+import java.util.List;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+
+/**
+ * The {@code ratelimits} actuator endpoint: every limiter with its tiers, store, and the calls it
+ * allowed and rejected since the application started.
+ */
+@Endpoint(id = "ratelimits")
+public class RateLimitsEndpoint {
+
+    private final MethodRateLimiter methodRateLimiter;
+    private final RateLimitStatistics statistics;
+
+    RateLimitsEndpoint(MethodRateLimiter methodRateLimiter, RateLimitStatistics statistics) {
+        this.methodRateLimiter = methodRateLimiter;
+        this.statistics = statistics;
+    }
+
+    /**
+     * Describes every limiter.
+     *
+     * @return the limiters, by name
+     */
+    @ReadOperation
+    public RateLimitsDescriptor rateLimits() {
+        return new RateLimitsDescriptor(methodRateLimiter.limiters().stream()
+                .map(limiter -> new LimiterDescriptor(limiter.name(),
+                        limiter.tiers().stream().map(TierDescriptor::of).toList(),
+                        TimedRateLimitStore.name(limiter.store()),
+                        statistics.allowed(limiter.name()), statistics.rejected(limiter.name())))
+                .toList());
+    }
+
+    /**
+     * All limiters.
+     *
+     * @param limiters the limiters, by name
+     */
+    public record RateLimitsDescriptor(List<LimiterDescriptor> limiters) {
+    }
+
+    /**
+     * One limiter.
+     *
+     * @param name     its name
+     * @param tiers    its tiers
+     * @param store    the store's type
+     * @param allowed  calls allowed since start
+     * @param rejected calls rejected since start
+     */
+    public record LimiterDescriptor(String name, List<TierDescriptor> tiers, String store, long allowed,
+                                    long rejected) {
+    }
+
+    /**
+     * One tier.
+     *
+     * @param limit         permits per window
+     * @param window        the window, ISO-8601
+     * @param algorithm     how calls are counted
+     * @param countRejected whether rejected calls count
+     * @param blockFor      how long a rejection blocks the key, ISO-8601
+     */
+    public record TierDescriptor(long limit, String window, String algorithm, boolean countRejected,
+                                 String blockFor) {
+
+        static TierDescriptor of(Tier tier) {
+            return new TierDescriptor(tier.limit(), tier.window().toString(), tier.algorithm().name(),
+                    tier.countRejected(), tier.blockFor().toString());
+        }
+    }
+}

@@ -1,0 +1,22 @@
+package dev.sluice.boot;
+
+import dev.sluice.aop.MethodRateLimiter;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.context.annotation.Bean;
+
+/** The {@code ratelimits} actuator endpoint, when the actuator is present and the endpoint exposed. */
+@AutoConfiguration(after = SluiceAutoConfiguration.class)
+@ConditionalOnBooleanProperty(name = "sluice.enabled", matchIfMissing = true)
+@ConditionalOnClass(Endpoint.class)
+public class SluiceEndpointAutoConfiguration {
+
+    @Bean
+    @ConditionalOnAvailableEndpoint
+    RateLimitsEndpoint rateLimitsEndpoint(MethodRateLimiter methodRateLimiter, RateLimitStatistics statistics) {
+        return new RateLimitsEndpoint(methodRateLimiter, statistics);
+    }
+}

@@ -1,0 +1,522 @@
+package dev.sluice.boot;
+
+import dev.sluice.FailurePolicy;
+import dev.sluice.annotation.Algorithm;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Settings under {@code sluice.*}.
+ *
+ * <pre class="code">
+ * sluice:
+ *   store: redis
+ *   web:
+ *     trusted-proxies: 10.0.0.0/8
+ *   limits:
+ *     org-reads:
+ *       tiers:
+ *         - limit: 1000
+ *           window: 10s
+ * </pre>
+ */
+@ConfigurationProperties("sluice")
+public class SluiceProperties {
+
+    /** Whether @RateLimited methods are limited at all. */
+    private boolean enabled = true;
+
+    /** Where counts are kept: in this JVM (memory), or in Redis, shared by every instance (redis). */
+    private StoreType store = StoreType.MEMORY;
+
+    /** What a limited call does when the store fails: fail it, admit it, or decide in this JVM. */
+    private FailurePolicy failurePolicy = FailurePolicy.FAIL_CLOSED;
+
+    private final Memory memory = new Memory();
+
+    private final Redis redis = new Redis();
+
+    private final Web web = new Web();
+
+    /**
+     * Limits by limiter name, overriding the tiers their annotations declare. Names containing
+     * dots need brackets: sluice.limits[OtpController.sendOtp].tiers[0].limit.
+     */
+    private final Map<String, Limit> limits = new LinkedHashMap<>();
+
+    /**
+     * Whether @RateLimited methods are limited at all.
+     *
+     * @return the flag
+     */
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    /**
+     * Turns limiting on or off.
+     *
+     * @param enabled the flag
+     */
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    /**
+     * Where counts are kept.
+     *
+     * @return the store type
+     */
+    public StoreType getStore() {
+        return store;
+    }
+
+    /**
+     * Sets where counts are kept.
+     *
+     * @param store the store type
+     */
+    public void setStore(StoreType store) {
+        this.store = store;
+    }
+
+    /**
+     * What a limited call does when the store fails.
+     *
+     * @return the policy
+     */
+    public FailurePolicy getFailurePolicy() {
+        return failurePolicy;
+    }
+
+    /**
+     * Sets what a limited call does when the store fails.
+     *
+     * @param failurePolicy the policy
+     */
+    public void setFailurePolicy(FailurePolicy failurePolicy) {
+        this.failurePolicy = failurePolicy;
+    }
+
+    /**
+     * The in-memory store's settings.
+     *
+     * @return the settings
+     */
+    public Memory getMemory() {
+        return memory;
+    }
+
+    /**
+     * The Redis store's settings.
+     *
+     * @return the settings
+     */
+    public Redis getRedis() {
+        return redis;
+    }
+
+    /**
+     * The web settings.
+     *
+     * @return the settings
+     */
+    public Web getWeb() {
+        return web;
+    }
+
+    /**
+     * Limits by limiter name.
+     *
+     * @return the limits
+     */
+    public Map<String, Limit> getLimits() {
+        return limits;
+    }
+
+    /** Where counts are kept. */
+    public enum StoreType {
+        /** In this JVM: no set-up, limits per instance. */
+        MEMORY,
+        /** In Redis, through Redisson: limits shared by every instance. */
+        REDIS
+    }
+
+    /** The in-memory store's settings. */
+    public static class Memory {
+
+        /** The most keys held at once; beyond it the keys least likely to be used again start afresh. */
+        private long maximumKeys = 100_000;
+
+        /**
+         * The most keys held at once.
+         *
+         * @return the bound
+         */
+        public long getMaximumKeys() {
+            return maximumKeys;
+        }
+
+        /**
+         * Sets the most keys held at once.
+         *
+         * @param maximumKeys the bound
+         */
+        public void setMaximumKeys(long maximumKeys) {
+            this.maximumKeys = maximumKeys;
+        }
+    }
+
+    /**
+     * The Redis store's settings. The application's own RedissonClient bean is used when there
+     * is one; otherwise one is made from these.
+     */
+    public static class Redis {
+
+        /** The server's address, when no cluster nodes are given. */
+        private String address = "redis://localhost:6379";
+
+        /** Addresses of cluster nodes; when given, the client connects to a Redis Cluster. */
+        private List<String> nodes = new ArrayList<>();
+
+        /** User name, for servers with ACLs. */
+        private String username;
+
+        /** Password. */
+        private String password;
+
+        /** The first part of every key Sluice writes. */
+        private String keyPrefix = "sluice";
+
+        /**
+         * The server's address.
+         *
+         * @return the address
+         */
+        public String getAddress() {
+            return address;
+        }
+
+        /**
+         * Sets the server's address.
+         *
+         * @param address the address
+         */
+        public void setAddress(String address) {
+            this.address = address;
+        }
+
+        /**
+         * Addresses of cluster nodes.
+         *
+         * @return the addresses; empty for a single server
+         */
+        public List<String> getNodes() {
+            return nodes;
+        }
+
+        /**
+         * Sets the addresses of cluster nodes.
+         *
+         * @param nodes the addresses
+         */
+        public void setNodes(List<String> nodes) {
+            this.nodes = nodes;
+        }
+
+        /**
+         * The user name.
+         *
+         * @return the user name, or null
+         */
+        public String getUsername() {
+            return username;
+        }
+
+        /**
+         * Sets the user name.
+         *
+         * @param username the user name
+         */
+        public void setUsername(String username) {
+            this.username = username;
+        }
+
+        /**
+         * The password.
+         *
+         * @return the password, or null
+         */
+        public String getPassword() {
+            return password;
+        }
+
+        /**
+         * Sets the password.
+         *
+         * @param password the password
+         */
+        public void setPassword(String password) {
+            this.password = password;
+        }
+
+        /**
+         * The first part of every key.
+         *
+         * @return the prefix
+         */
+        public String getKeyPrefix() {
+            return keyPrefix;
+        }
+
+        /**
+         * Sets the first part of every key.
+         *
+         * @param keyPrefix the prefix
+         */
+        public void setKeyPrefix(String keyPrefix) {
+            this.keyPrefix = keyPrefix;
+        }
+    }
+
+    /** The web settings. */
+    public static class Web {
+
+        /** Which rate-limit headers responses carry. */
+        private Headers headers = Headers.BOTH;
+
+        /**
+         * Proxies (addresses or CIDR ranges) whose Forwarded and X-Forwarded-For headers are
+         * believed when they are the direct peer; from no one else.
+         */
+        private List<String> trustedProxies = new ArrayList<>();
+
+        /** The header the trusted proxies put the client's address in; the other one is ignored. */
+        private ClientIpResolver.ForwardingHeader forwardedHeader = ClientIpResolver.ForwardingHeader.X_FORWARDED_FOR;
+
+        /**
+         * Which rate-limit headers responses carry.
+         *
+         * @return the choice
+         */
+        public Headers getHeaders() {
+            return headers;
+        }
+
+        /**
+         * Sets which rate-limit headers responses carry.
+         *
+         * @param headers the choice
+         */
+        public void setHeaders(Headers headers) {
+            this.headers = headers;
+        }
+
+        /**
+         * The trusted proxies.
+         *
+         * @return addresses or CIDR ranges
+         */
+        public List<String> getTrustedProxies() {
+            return trustedProxies;
+        }
+
+        /**
+         * Sets the trusted proxies.
+         *
+         * @param trustedProxies addresses or CIDR ranges
+         */
+        public void setTrustedProxies(List<String> trustedProxies) {
+            this.trustedProxies = trustedProxies;
+        }
+
+        /**
+         * The header trusted proxies set.
+         *
+         * @return the header
+         */
+        public ClientIpResolver.ForwardingHeader getForwardedHeader() {
+            return forwardedHeader;
+        }
+
+        /**
+         * Sets the header trusted proxies set.
+         *
+         * @param forwardedHeader the header
+         */
+        public void setForwardedHeader(ClientIpResolver.ForwardingHeader forwardedHeader) {
+            this.forwardedHeader = forwardedHeader;
+        }
+    }
+
+    /** Which rate-limit headers responses carry. */
+    public enum Headers {
+        /** RateLimit-Policy and RateLimit, of draft-ietf-httpapi-ratelimit-headers-10. */
+        IETF,
+        /** X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset. */
+        X_RATELIMIT,
+        /** Both kinds. */
+        BOTH,
+        /** None (Retry-After is still sent with 429). */
+        NONE
+    }
+
+    /** One limiter's configuration. */
+    public static class Limit {
+
+        /** Whether the limiter is on; off, it lets every call through. */
+        private boolean enabled = true;
+
+        /** Tiers replacing all of the annotation's; empty to keep the annotation's. */
+        private List<TierProperties> tiers = new ArrayList<>();
+
+        /**
+         * Whether the limiter is on.
+         *
+         * @return the flag
+         */
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        /**
+         * Turns the limiter on or off.
+         *
+         * @param enabled the flag
+         */
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        /**
+         * The configured tiers.
+         *
+         * @return the tiers; empty to keep the annotation's
+         */
+        public List<TierProperties> getTiers() {
+            return tiers;
+        }
+
+        /**
+         * Sets the tiers.
+         *
+         * @param tiers the tiers
+         */
+        public void setTiers(List<TierProperties> tiers) {
+            this.tiers = tiers;
+        }
+    }
+
+    /** One configured tier; limit and window are required. */
+    public static class TierProperties {
+
+        /** Permits per window (for TOKEN_BUCKET, the capacity). */
+        private Long limit;
+
+        /** The window, such as 10s, 1m or PT1H (for TOKEN_BUCKET, the time to refill). */
+        private Duration window;
+
+        /** How calls are counted. */
+        private Algorithm algorithm = Algorithm.SLIDING_WINDOW;
+
+        /** Whether calls rejected by any tier count against this one. */
+        private boolean countRejected;
+
+        /** After this tier rejects a call, reject the key for this long. */
+        private Duration blockFor = Duration.ZERO;
+
+        /**
+         * Permits per window.
+         *
+         * @return the limit, or null when not set
+         */
+        public Long getLimit() {
+            return limit;
+        }
+
+        /**
+         * Sets permits per window.
+         *
+         * @param limit the limit
+         */
+        public void setLimit(Long limit) {
+            this.limit = limit;
+        }
+
+        /**
+         * The window.
+         *
+         * @return the window, or null when not set
+         */
+        public Duration getWindow() {
+            return window;
+        }
+
+        /**
+         * Sets the window.
+         *
+         * @param window the window
+         */
+        public void setWindow(Duration window) {
+            this.window = window;
+        }
+
+        /**
+         * How calls are counted.
+         *
+         * @return the algorithm
+         */
+        public Algorithm getAlgorithm() {
+            return algorithm;
+        }
+
+        /**
+         * Sets how calls are counted.
+         *
+         * @param algorithm the algorithm
+         */
+        public void setAlgorithm(Algorithm algorithm) {
+            this.algorithm = algorithm;
+        }
+
+        /**
+         * Whether rejected calls count.
+         *
+         * @return the flag
+         */
+        public boolean isCountRejected() {
+            return countRejected;
+        }
+
+        /**
+         * Sets whether rejected calls count.
+         *
+         * @param countRejected the flag
+         */
+        public void setCountRejected(boolean countRejected) {
+            this.countRejected = countRejected;
+        }
+
+        /**
+         * How long a rejection blocks the key.
+         *
+         * @return the block; zero for none
+         */
+        public Duration getBlockFor() {
+            return blockFor;
+        }
+
+        /**
+         * Sets how long a rejection blocks the key.
+         *
+         * @param blockFor the block
+         */
+        public void setBlockFor(Duration blockFor) {
+            this.blockFor = blockFor;
+        }
+    }
+}

@@ -1,0 +1,86 @@
+package dev.sluice.boot;
+
+import dev.sluice.aop.RateLimitVariables;
+import dev.sluice.config.MethodRateLimiterCustomizer;
+import jakarta.servlet.http.HttpServletRequest;
+import java.util.Set;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.web.context.request.RequestContextHolder;
+import org.springframework.web.context.request.ServletRequestAttributes;
+import org.springframework.web.servlet.DispatcherServlet;
+
+/**
+ * Sluice in Spring MVC applications: {@code #ip} and {@code #request} in key expressions,
+ * rate-limit headers on responses, and {@code 429} for rejected calls.
+ */
+@AutoConfiguration(after = SluiceAutoConfiguration.class)
+@ConditionalOnBooleanProperty(name = "sluice.enabled", matchIfMissing = true)
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnClass(DispatcherServlet.class)
+public class SluiceWebMvcAutoConfiguration {
+
+    /**
+     * The client address behind {@code #ip}, believing forwarding headers from
+     * {@code sluice.web.trusted-proxies} only.
+     *
+     * @param properties the settings
+     * @return the resolver
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    ClientIpResolver sluiceClientIpResolver(SluiceProperties properties) {
+        return new ClientIpResolver(properties.getWeb().getTrustedProxies(), properties.getWeb().getForwardedHeader());
+    }
+
+    @Bean
+    RateLimitResponseHeaders sluiceRateLimitResponseHeaders(SluiceProperties properties) {
+        return new RateLimitResponseHeaders(properties.getWeb().getHeaders());
+    }
+
+    /**
+     * Adds {@code #ip} and {@code #request} and the header listener to the engine.
+     *
+     * @param clientIp the client address resolver
+     * @param headers  the header writer
+     * @return the customizer
+     */
+    @Bean
+    MethodRateLimiterCustomizer sluiceWebCustomizer(ClientIpResolver clientIp, RateLimitResponseHeaders headers) {
+        RateLimitVariables variables = new RateLimitVariables() {
+            @Override
+            public Set<String> names() {
+                return Set.of("ip", "request");
+            }
+
+            @Override
+            public Object value(String name) {
+                if (!(RequestContextHolder.getRequestAttributes() instanceof ServletRequestAttributes attributes)) {
+                    return null;
+                }
+                HttpServletRequest request = attributes.getRequest();
+                return name.equals("ip") ? clientIp.resolve(request) : request;
+            }
+        };
+        return builder -> builder.variables(variables).listener(headers);
+    }
+
+    /**
+     * The 429 answer, ahead of the application's own exception handlers unless they are ordered
+     * before {@code Ordered.HIGHEST_PRECEDENCE + 1000}.
+     *
+     * @param headers the header writer
+     * @return the handler
+     */
+    @Bean
+    @Order(Ordered.HIGHEST_PRECEDENCE + 1000)
+    RateLimitExceededExceptionHandler sluiceRateLimitExceededExceptionHandler(RateLimitResponseHeaders headers) {
+        return new RateLimitExceededExceptionHandler(headers);
+    }
+}

@@ -1,0 +1,6 @@
+/**
+ * Sluice's Spring Boot starter: auto-configuration of the stores and {@code sluice.*}
+ * properties, HTTP 429 with rate-limit headers, client addresses behind trusted proxies,
+ * Micrometer metrics and the {@code ratelimits} actuator endpoint.
+ */
+package dev.sluice.boot;

@@ -1,0 +1,10 @@
+package dev.sluice.boot;
+
+/** The web contract with the default in-memory store. */
+class InMemoryHttpLimitsTest extends HttpLimitsContract {
+
+    @Override
+    String storeName() {
+        return "InMemoryRateLimitStore";
+    }
+}

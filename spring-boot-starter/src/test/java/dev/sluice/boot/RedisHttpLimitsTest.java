@@ -1,0 +1,28 @@
+package dev.sluice.boot;
+
+import dev.sluice.redisson.testing.RedisServer;
+import org.junit.jupiter.api.AfterAll;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/** The web contract with {@code sluice.store=redis}, against a redis-server the test starts. */
+class RedisHttpLimitsTest extends HttpLimitsContract {
+
+    private static final RedisServer REDIS = RedisServer.start();
+
+    @DynamicPropertySource
+    static void redis(DynamicPropertyRegistry registry) {
+        registry.add("sluice.store", () -> "redis");
+        registry.add("sluice.redis.address", REDIS::address);
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        REDIS.close();
+    }
+
+    @Override
+    String storeName() {
+        return "RedissonRateLimitStore";
+    }
+}

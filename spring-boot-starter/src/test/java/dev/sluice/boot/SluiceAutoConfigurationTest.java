@@ -1,0 +1,95 @@
+package dev.sluice.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.Decision;
+import dev.sluice.InMemoryRateLimitStore;
+import dev.sluice.RateLimitStore;
+import dev.sluice.Tier;
+import dev.sluice.aop.MethodRateLimiter;
+import dev.sluice.aop.RateLimitedAspect;
+import dev.sluice.redisson.RedissonRateLimitStore;
+import dev.sluice.redisson.testing.RedisExtension;
+import dev.sluice.redisson.testing.RedisServer;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.redisson.api.RedissonClient;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/** Which beans the starter contributes, and when. */
+@ExtendWith(RedisExtension.class)
+class SluiceAutoConfigurationTest {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(SluiceAutoConfiguration.class));
+
+    @Test
+    void limitsWithAnInMemoryStoreByDefault() {
+        runner.run(context -> {
+            assertThat(context).hasSingleBean(MethodRateLimiter.class).hasSingleBean(RateLimitedAspect.class);
+            assertThat(context).getBean(RateLimitStore.class).isInstanceOf(InMemoryRateLimitStore.class);
+        });
+    }
+
+    @Test
+    void turnsEverythingOffWhenDisabled() {
+        runner.withPropertyValues("sluice.enabled=false").run(context -> {
+            assertThat(context).doesNotHaveBean(MethodRateLimiter.class).doesNotHaveBean(RateLimitedAspect.class)
+                    .doesNotHaveBean(RateLimitStore.class);
+        });
+    }
+
+    /** A store of the application's own. */
+    static class OwnStore implements RateLimitStore {
+        @Override
+        public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public CompletionStage<Decision> tryAcquireAsync(String key, List<Tier> tiers, long cost) {
+            throw new UnsupportedOperationException();
+        }
+    }
+
+    @Test
+    void usesTheApplicationsStore() {
+        runner.withBean(OwnStore.class).run(context ->
+                assertThat(context).getBean(RateLimitStore.class).isInstanceOf(OwnStore.class));
+    }
+
+    @Test
+    void makesARedisStoreOnItsOwnClientWhenAskedTo(RedisServer redis) {
+        runner.withPropertyValues("sluice.store=redis", "sluice.redis.address=" + redis.address()).run(context -> {
+            assertThat(context).getBean(RateLimitStore.class).isInstanceOf(RedissonRateLimitStore.class);
+            assertThat(context).hasSingleBean(RedissonClient.class);
+        });
+    }
+
+    @Test
+    void saysWhatIsMissingWhenRedisIsAskedForWithoutTheRedisModule() {
+        runner.withPropertyValues("sluice.store=redis")
+                .withClassLoader(new FilteredClassLoader(RedissonRateLimitStore.class))
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("sluice.store=redis needs the Redis store on the class path:"
+                                + " add the dependency dev.sluice:sluice-redisson"));
+    }
+
+    @Test
+    void failsStartUpForAnIncompleteConfiguredTier() {
+        runner.withPropertyValues("sluice.limits.reads.tiers[0].limit=5").run(context ->
+                assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("sluice.limits.reads.tiers[0] needs both a limit and a window"));
+    }
+
+    @Test
+    void failsStartUpForConfiguredLimitersThatNoMethodUses() {
+        runner.withPropertyValues("sluice.limits.org-raeds.tiers[0].limit=5", "sluice.limits.org-raeds.tiers[0].window=1m")
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("sluice.limits configures [org-raeds], which no @RateLimited method uses"));
+    }
+}

@@ -1,0 +1,57 @@
+package dev.sluice.boot.app;
+
+import dev.sluice.annotation.Algorithm;
+import dev.sluice.annotation.RateLimited;
+import dev.sluice.tck.MutableClock;
+import java.time.Instant;
+import java.util.Map;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.context.annotation.Bean;
+import org.springframework.http.HttpStatus;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.ResponseStatus;
+import org.springframework.web.bind.annotation.RestController;
+
+/** A small web application with limited endpoints, for the starter's tests over HTTP. */
+@SpringBootApplication
+public class LimitedApp {
+
+    /** Starts at the beginning of a minute, so that fixed windows have known ends. */
+    @Bean
+    MutableClock clock() {
+        return new MutableClock(Instant.parse("2200-01-01T00:00:00Z"));
+    }
+
+    /** The request body of {@code POST /otp}. */
+    public record OtpRequest(String phone) {
+    }
+
+    @RestController
+    static class Endpoints {
+
+        @PostMapping("/otp")
+        @ResponseStatus(HttpStatus.ACCEPTED)
+        @RateLimited(name = "otp-ip", key = "#ip", limit = 3, window = "1m", algorithm = Algorithm.SLIDING_LOG,
+                blockFor = "15m", message = "Too many codes requested")
+        @RateLimited(name = "otp-phone", key = "#body.phone", limit = 10, window = "1h",
+                algorithm = Algorithm.SLIDING_LOG)
+        Map<String, String> sendOtp(@RequestBody OtpRequest body) {
+            return Map.of("status", "sent");
+        }
+
+        @GetMapping("/orgs/{orgId}")
+        @RateLimited(name = "org-reads", key = "#orgId")
+        Map<String, String> read(@PathVariable String orgId) {
+            return Map.of("org", orgId);
+        }
+
+        @GetMapping("/switched-off")
+        @RateLimited(name = "switched-off", limit = 1, window = "1h")
+        Map<String, String> switchedOff() {
+            return Map.of("limited", "no");
+        }
+    }
+}

@@ -1,0 +1,56 @@
+package dev.sluice.sample;
+
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * Stands in for a third-party API that allows 5 calls per second: it answers every call, and
+ * counts as a violation each call that arrives when 5 others arrived within the second before
+ * it.
+ */
+@RestController
+public class PartnerSimulator {
+
+    /** The partner's cap: calls per second. */
+    static final int CALLS_PER_SECOND = 5;
+
+    private final Deque<Long> arrivals = new ArrayDeque<>();
+    private final AtomicLong calls = new AtomicLong();
+    private final AtomicLong violations = new AtomicLong();
+
+    /**
+     * Quotes a price.
+     *
+     * @param symbol what to quote
+     * @return the quote
+     */
+    @GetMapping("/partner/quote")
+    public Map<String, Object> quote(@RequestParam String symbol) {
+        long now = System.nanoTime();
+        synchronized (arrivals) {
+            while (!arrivals.isEmpty() && now - arrivals.peekFirst() >= 1_000_000_000L) {
+                arrivals.removeFirst();
+            }
+            if (arrivals.size() >= CALLS_PER_SECOND) {
+                violations.incrementAndGet();
+            }
+            arrivals.addLast(now);
+        }
+        calls.incrementAndGet();
+        return Map.of("symbol", symbol, "price", 100 + Math.abs(symbol.hashCode() % 900));
+    }
+
+    /**
+     * Calls that broke the cap so far.
+     *
+     * @return the count
+     */
+    long violations() {
+        return violations.get();
+    }
+}

@@ -231,8 +231,9 @@ else
 end
 
 -- Save what changed. A token bucket's refill depends on the limit each call brings, so it is
--- saved on every call, as the in-memory store advances it.
-local keep = math.max(0, blocked_until - now)
+-- saved on every call, as the in-memory store advances it. The key's own state lives as long as
+-- the block and every tier state, including those of tiers that earlier calls brought.
+local keep = math.max(0, blocked_until - now, redis.call('PTTL', KEYS[1]))
 for _, t in ipairs(tiers) do
   if t.taken or t.algorithm == token_bucket then t.algorithm.save(t) end
   keep = math.max(keep, t.algorithm.reset(t))

@@ -4,6 +4,7 @@ import static dev.sluice.annotation.Algorithm.FIXED_WINDOW;
 import static dev.sluice.annotation.Algorithm.SLIDING_LOG;
 import static dev.sluice.annotation.Algorithm.SLIDING_WINDOW;
 import static dev.sluice.annotation.Algorithm.TOKEN_BUCKET;
+import static java.time.Duration.ofHours;
 import static java.time.Duration.ofMinutes;
 import static java.time.Duration.ofSeconds;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -96,6 +97,17 @@ class RedissonRateLimitStoreTest {
         assertThat(ttl("sluice:{otp:10.0.0.1}:sw60000")).isBetween(89_000L, 90_000L);
         assertThat(ttl("sluice:{otp:10.0.0.1}:sl10000")).isBetween(9_000L, 10_000L);
         assertThat(ttl("sluice:{otp:10.0.0.1}:tb10000")).isBetween(3_000L, 4_000L);
+    }
+
+    @Test
+    void theLatestTimeOfAKeyLastsAsLongAsTheStateOfTiersEarlierCallsBrought() {
+        RedissonRateLimitStore store = clientClockStore();
+        Tier hourly = Tier.of(5, ofHours(1), FIXED_WINDOW);
+        store.tryAcquire("k", List.of(hourly), 1);
+        store.tryAcquire("k", List.of(Tier.of(5, ofSeconds(1), TOKEN_BUCKET)), 1);
+
+        assertThat(ttl("sluice:{k}:meta")).as("guards the hourly count against a clock set back")
+                .isGreaterThanOrEqualTo(ttl("sluice:{k}:fw3600000") - 1_000);
     }
 
     @Test
@@ -197,7 +209,7 @@ class RedissonRateLimitStoreTest {
         assertThat(stats.get("cmdstat_evalsha")).startsWith("calls=50,");
         // Commands the script runs are counted too; apart from them the client sent nothing.
         Set<String> insideTheScript = Set.of("get", "set", "del", "hmget", "hset", "pexpire", "zcard", "zadd",
-                "zrange", "zremrangebyscore", "zremrangebyrank", "time");
+                "zrange", "zremrangebyscore", "zremrangebyrank", "time", "pttl");
         assertThat(stats.keySet()).allMatch(command -> command.equals("cmdstat_evalsha")
                 || command.startsWith("cmdstat_config") || command.equals("cmdstat_ping")
                 || insideTheScript.contains(command.substring("cmdstat_".length())), "sent only by the script");

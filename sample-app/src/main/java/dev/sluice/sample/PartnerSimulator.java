@@ -46,6 +46,15 @@ public class PartnerSimulator {
     }
 
     /**
+     * Calls received so far.
+     *
+     * @return the count
+     */
+    long calls() {
+        return calls.get();
+    }
+
+    /**
      * Calls that broke the cap so far.
      *
      * @return the count

@@ -11,6 +11,7 @@ import java.net.http.HttpResponse;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
@@ -22,6 +23,9 @@ abstract class SampleAppContract {
 
     @LocalServerPort
     private int port;
+
+    @Autowired
+    private PartnerSimulator partner;
 
     private HttpResponse<String> send(String method, String path, String json) {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
@@ -97,6 +101,7 @@ abstract class SampleAppContract {
                 .matcher(batch.body());
         assertThat(result.matches()).as(batch.body()).isTrue();
         assertThat(Long.parseLong(result.group(1))).as("violations").isZero();
+        assertThat(partner.calls()).as("calls the partner counted, connecting at start-up not among them").isEqualTo(20);
         // Twenty calls at five a second: at least three waits for the partner's window to pass.
         assertThat(Long.parseLong(result.group(2))).as("elapsed ms").isBetween(3_000L, 10_000L);
 

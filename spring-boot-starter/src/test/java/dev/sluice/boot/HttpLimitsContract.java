@@ -4,13 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.boot.app.LimitedApp;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.net.http.HttpResponse;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.http.MediaType;
+import org.springframework.test.web.servlet.client.EntityExchangeResult;
+import org.springframework.test.web.servlet.client.RestTestClient;
 
 /**
  * What a client of a limited web application sees, over real HTTP on a random port; every store
@@ -33,47 +35,52 @@ abstract class HttpLimitsContract {
 
     /** A client address of this test's own. */
     private String client;
-    private HttpClient http;
+    private RestTestClient http;
 
     @BeforeEach
     void newClient() {
         client = "198.51.100." + CLIENTS.incrementAndGet();
-        http = new HttpClient(port);
+        http = RestTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).build();
     }
 
-    private HttpResponse<String> sendOtp(String phone) {
-        return http.postJson("/otp", "{\"phone\":\"" + phone + "\"}", "X-Forwarded-For", client);
+    private EntityExchangeResult<String> sendOtp(String phone) {
+        return http.post().uri("/otp").header("X-Forwarded-For", client).contentType(MediaType.APPLICATION_JSON)
+                .body("{\"phone\":\"" + phone + "\"}").exchange().returnResult(String.class);
+    }
+
+    private EntityExchangeResult<String> get(String path) {
+        return http.get().uri(path).exchange().returnResult(String.class);
     }
 
     @Test
     void admittedCallsCarryTheRateLimitHeadersOfEveryLimiter() {
-        HttpResponse<String> first = sendOtp("+15550100");
+        EntityExchangeResult<String> first = sendOtp("+15550100");
 
-        assertThat(first.statusCode()).isEqualTo(202);
-        assertThat(first.headers().firstValue("RateLimit-Policy")).hasValue("\"otp-ip\";q=3;w=60, \"otp-phone\";q=10;w=3600");
-        assertThat(first.headers().firstValue("RateLimit")).get().asString()
+        assertThat(first.getStatus().value()).isEqualTo(202);
+        assertThat(first.getResponseHeaders().getFirst("RateLimit-Policy")).isEqualTo("\"otp-ip\";q=3;w=60, \"otp-phone\";q=10;w=3600");
+        assertThat(first.getResponseHeaders().getFirst("RateLimit"))
                 .matches("\"otp-ip\";r=2;t=\\d+, \"otp-phone\";r=9;t=\\d+");
-        assertThat(first.headers().firstValue("X-RateLimit-Limit")).hasValue("3");
-        assertThat(first.headers().firstValue("X-RateLimit-Remaining")).hasValue("2");
-        assertThat(first.headers().firstValue("X-RateLimit-Reset")).get().asString().matches("\\d+");
+        assertThat(first.getResponseHeaders().getFirst("X-RateLimit-Limit")).isEqualTo("3");
+        assertThat(first.getResponseHeaders().getFirst("X-RateLimit-Remaining")).isEqualTo("2");
+        assertThat(first.getResponseHeaders().getFirst("X-RateLimit-Reset")).matches("\\d+");
     }
 
     @Test
     void theFourthCodeFromOneAddressIsA429WithEveryHeaderAndAProblemBody() {
         for (int i = 0; i < 3; i++) {
-            assertThat(sendOtp("+1555020" + i).statusCode()).isEqualTo(202);
+            assertThat(sendOtp("+1555020" + i).getStatus().value()).isEqualTo(202);
         }
-        HttpResponse<String> rejected = sendOtp("+15550299");
+        EntityExchangeResult<String> rejected = sendOtp("+15550299");
 
-        assertThat(rejected.statusCode()).isEqualTo(429);
-        assertThat(rejected.headers().firstValue("Content-Type")).hasValue("application/problem+json");
-        assertThat(rejected.headers().firstValue("Retry-After")).hasValue("900");
-        assertThat(rejected.headers().firstValue("RateLimit-Policy")).hasValue("\"otp-ip\";q=3;w=60");
-        assertThat(rejected.headers().firstValue("RateLimit")).hasValue("\"otp-ip\";r=0;t=900");
-        assertThat(rejected.headers().firstValue("X-RateLimit-Limit")).hasValue("3");
-        assertThat(rejected.headers().firstValue("X-RateLimit-Remaining")).hasValue("0");
-        assertThat(rejected.headers().firstValue("X-RateLimit-Reset")).hasValue("900");
-        assertThat(rejected.body())
+        assertThat(rejected.getStatus().value()).isEqualTo(429);
+        assertThat(rejected.getResponseHeaders().getFirst("Content-Type")).isEqualTo("application/problem+json");
+        assertThat(rejected.getResponseHeaders().getFirst("Retry-After")).isEqualTo("900");
+        assertThat(rejected.getResponseHeaders().getFirst("RateLimit-Policy")).isEqualTo("\"otp-ip\";q=3;w=60");
+        assertThat(rejected.getResponseHeaders().getFirst("RateLimit")).isEqualTo("\"otp-ip\";r=0;t=900");
+        assertThat(rejected.getResponseHeaders().getFirst("X-RateLimit-Limit")).isEqualTo("3");
+        assertThat(rejected.getResponseHeaders().getFirst("X-RateLimit-Remaining")).isEqualTo("0");
+        assertThat(rejected.getResponseHeaders().getFirst("X-RateLimit-Reset")).isEqualTo("900");
+        assertThat(rejected.getResponseBody())
                 .contains("\"type\":\"https://iana.org/assignments/http-problem-types#quota-exceeded\"")
                 .contains("\"title\":\"Request cannot be satisfied as assigned quota has been exceeded\"")
                 .contains("\"status\":429")
@@ -85,14 +92,14 @@ abstract class HttpLimitsContract {
     @Test
     void configurationOverridesTheAnnotationAndTurnsLimitersOff() {
         String org = "/orgs/" + client;
-        assertThat(http.get(org).statusCode()).isEqualTo(200);
-        assertThat(http.get(org).statusCode()).isEqualTo(200);
-        HttpResponse<String> third = http.get(org);
-        assertThat(third.statusCode()).isEqualTo(429);
-        assertThat(third.headers().firstValue("RateLimit-Policy")).hasValue("\"org-reads\";q=2;w=60");
+        assertThat(get(org).getStatus().value()).isEqualTo(200);
+        assertThat(get(org).getStatus().value()).isEqualTo(200);
+        EntityExchangeResult<String> third = get(org);
+        assertThat(third.getStatus().value()).isEqualTo(429);
+        assertThat(third.getResponseHeaders().getFirst("RateLimit-Policy")).isEqualTo("\"org-reads\";q=2;w=60");
 
         for (int i = 0; i < 3; i++) {
-            assertThat(http.get("/switched-off").statusCode()).isEqualTo(200);
+            assertThat(get("/switched-off").getStatus().value()).isEqualTo(200);
         }
     }
 
@@ -108,9 +115,9 @@ abstract class HttpLimitsContract {
         assertThat(count("otp-ip", "rejected") - rejectedBefore).isEqualTo(1);
         assertThat(meters.get("sluice.store.latency").timer().count()).isPositive();
 
-        HttpResponse<String> endpoint = http.get("/actuator/ratelimits");
-        assertThat(endpoint.statusCode()).isEqualTo(200);
-        assertThat(endpoint.body())
+        EntityExchangeResult<String> endpoint = get("/actuator/ratelimits");
+        assertThat(endpoint.getStatus().value()).isEqualTo(200);
+        assertThat(endpoint.getResponseBody())
                 .contains("{\"name\":\"otp-ip\",\"tiers\":[{\"limit\":3,\"window\":\"PT1M\",\"algorithm\":\"SLIDING_LOG\","
                         + "\"countRejected\":false,\"blockFor\":\"PT15M\"}],\"store\":\"" + storeName() + "\",\"allowed\":")
                 .contains("\"name\":\"org-reads\",\"tiers\":[{\"limit\":2,\"window\":\"PT1M\"");

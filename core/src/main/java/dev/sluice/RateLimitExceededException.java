@@ -2,6 +2,7 @@ package dev.sluice;
 
 import java.time.Duration;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Thrown when a call does not fit its limits (and, with waiting, could not within its
@@ -29,7 +30,7 @@ public class RateLimitExceededException extends RuntimeException {
      * @param decision    the rejecting decision
      * @param reason      the limiter's message, or {@code null} or blank for the default
      */
-    public RateLimitExceededException(String limiterName, String key, Decision decision, String reason) {
+    public RateLimitExceededException(String limiterName, String key, Decision decision, @Nullable String reason) {
         super(message(limiterName, decision, reason), null, false, false);
         this.limiterName = Objects.requireNonNull(limiterName, "limiterName");
         this.key = Objects.requireNonNull(key, "key");
@@ -37,7 +38,7 @@ public class RateLimitExceededException extends RuntimeException {
         this.reason = reason == null || reason.isBlank() ? "Rate limit exceeded" : reason;
     }
 
-    private static String message(String limiterName, Decision decision, String reason) {
+    private static String message(String limiterName, Decision decision, @Nullable String reason) {
         String text = reason == null || reason.isBlank() ? "Rate limit exceeded" : reason;
         return text + " (limiter '" + limiterName + "'; retry after " + decision.retryAfter().toMillis() + " ms)";
     }

@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A named set of tiers over a store: the programmatic form of {@code @RateLimited}, and what
@@ -46,7 +47,7 @@ public final class RateLimiter {
     private final InstantSource clock;
     private final Sleeper sleeper;
     private final FailurePolicy onStoreFailure;
-    private final RateLimitStore fallbackStore;
+    private final @Nullable RateLimitStore fallbackStore;
     private final List<RateLimitListener> listeners;
 
     private RateLimiter(Builder builder) {
@@ -246,7 +247,7 @@ public final class RateLimiter {
     }
 
     /** How long to wait before trying again, or {@code null} to reject now. */
-    private Duration waitBefore(Decision decision, Instant deadline) {
+    private @Nullable Duration waitBefore(Decision decision, Instant deadline) {
         if (onLimit == OnLimit.REJECT) {
             return null;
         }
@@ -315,8 +316,8 @@ public final class RateLimiter {
     /** Configures a {@link RateLimiter}. Not thread-safe; build once and share the limiter. */
     public static final class Builder {
 
-        private String name;
-        private RateLimitStore store;
+        private @Nullable String name;
+        private @Nullable RateLimitStore store;
         private final List<Tier> tiers = new ArrayList<>();
         private long cost = 1;
         private OnLimit onLimit = OnLimit.REJECT;

@@ -5,4 +5,7 @@
  * {@link dev.sluice.InMemoryRateLimitStore}. No Spring; time comes only from an injected
  * {@link java.time.InstantSource}.
  */
+@NullMarked
 package dev.sluice;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,6 +1,7 @@
 package dev.sluice.aop;
 
 import java.lang.reflect.Method;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@code #root} object of {@code key} and {@code cost} expressions:
@@ -10,11 +11,11 @@ import java.lang.reflect.Method;
 public final class ExpressionRoot {
 
     private final Method method;
-    private final Object[] args;
-    private final Object target;
+    private final @Nullable Object[] args;
+    private final @Nullable Object target;
     private final Class<?> targetClass;
 
-    ExpressionRoot(Method method, Object[] args, Object target, Class<?> targetClass) {
+    ExpressionRoot(Method method, @Nullable Object[] args, @Nullable Object target, Class<?> targetClass) {
         this.method = method;
         this.args = args;
         this.target = target;
@@ -44,7 +45,7 @@ public final class ExpressionRoot {
      *
      * @return the arguments
      */
-    public Object[] getArgs() {
+    public @Nullable Object[] getArgs() {
         return args;
     }
 
@@ -53,7 +54,7 @@ public final class ExpressionRoot {
      *
      * @return the target
      */
-    public Object getTarget() {
+    public @Nullable Object getTarget() {
         return target;
     }
 

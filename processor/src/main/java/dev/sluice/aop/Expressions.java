@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.ParameterNameDiscoverer;
@@ -26,9 +27,9 @@ final class Expressions {
 
     private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
     private final RateLimitVariables variables;
-    private final BeanResolver beanResolver;
+    private final @Nullable BeanResolver beanResolver;
 
-    Expressions(RateLimitVariables variables, BeanResolver beanResolver) {
+    Expressions(RateLimitVariables variables, @Nullable BeanResolver beanResolver) {
         this.variables = variables;
         this.beanResolver = beanResolver;
     }
@@ -89,11 +90,11 @@ final class Expressions {
     }
 
     /** The context of one call: arguments by name and position, extra variables, beans. */
-    EvaluationContext context(Method method, Object[] args, Object target, Class<?> targetClass) {
+    EvaluationContext context(Method method, @Nullable Object[] args, @Nullable Object target, Class<?> targetClass) {
         ExpressionRoot root = new ExpressionRoot(method, args, target, targetClass);
         MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(root, method, args, parameterNames) {
             @Override
-            public Object lookupVariable(String name) {
+            public @Nullable Object lookupVariable(String name) {
                 Object value = super.lookupVariable(name);
                 if (value == null && variables.names().contains(name) && !isParameter(method, name)) {
                     return variables.value(name);

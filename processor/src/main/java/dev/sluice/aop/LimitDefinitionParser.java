@@ -20,6 +20,7 @@ import java.util.Set;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
@@ -52,8 +53,8 @@ final class LimitDefinitionParser {
     }
 
     /** A limiter as parsed: its definition and its parsed expressions. */
-    record ParsedLimit(LimitDefinition definition, SpelExpression key, SpelExpression cost, long fixedCost,
-                       boolean defaultName) {
+    record ParsedLimit(LimitDefinition definition, @Nullable SpelExpression key, @Nullable SpelExpression cost,
+                       long fixedCost, boolean defaultName) {
     }
 
     /** Whether a class carries {@code @RateLimited} anywhere, so that it is worth inspecting. */
@@ -194,7 +195,7 @@ final class LimitDefinitionParser {
     }
 
     /** The annotation's tier, or {@code null} when it leaves limit and window to configuration. */
-    private Tier parseTier(Method method, RateLimited annotation) {
+    private @Nullable Tier parseTier(Method method, RateLimited annotation) {
         long limit = annotation.limit();
         String window = annotation.window();
         if (limit == -1 && window.isEmpty()) {

@@ -18,6 +18,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.BridgeMethodResolver;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.env.StandardEnvironment;
@@ -62,7 +63,7 @@ public final class MethodRateLimiter {
          * @return what the method returned
          * @throws Throwable what the method threw
          */
-        Object proceed() throws Throwable;
+        @Nullable Object proceed() throws Throwable;
     }
 
     private final RateLimitStore store;
@@ -107,8 +108,8 @@ public final class MethodRateLimiter {
      *         {@code RateLimitExceededException} when the call is rejected
      * @throws Throwable what the method threw, or {@code RateLimitExceededException}
      */
-    public Object invoke(Method method, Object target, Class<?> targetClass, Object[] args, Invocation invocation)
-            throws Throwable {
+    public @Nullable Object invoke(Method method, @Nullable Object target, Class<?> targetClass,
+                                   @Nullable Object[] args, Invocation invocation) throws Throwable {
         Method specific = BridgeMethodResolver.findBridgedMethod(ClassUtils.getMostSpecificMethod(method, targetClass));
         List<MethodLimit> methodLimits = limitsFor(specific, targetClass);
         if (methodLimits.isEmpty()) {
@@ -136,8 +137,9 @@ public final class MethodRateLimiter {
         return false;
     }
 
-    private static CompletableFuture<Object> invokeAsync(List<MethodLimit> methodLimits, EvaluationContext context,
-                                                         Invocation invocation) {
+    private static CompletableFuture<@Nullable Object> invokeAsync(List<MethodLimit> methodLimits,
+                                                                   @Nullable EvaluationContext context,
+                                                                   Invocation invocation) {
         CompletableFuture<?> admitted = CompletableFuture.completedFuture(null);
         for (MethodLimit limit : methodLimits) {
             String key = limit.key(context);
@@ -147,7 +149,7 @@ public final class MethodRateLimiter {
         return admitted.thenCompose(decision -> {
             try {
                 @SuppressWarnings("unchecked")
-                CompletionStage<Object> result = (CompletionStage<Object>) invocation.proceed();
+                CompletionStage<@Nullable Object> result = (CompletionStage<@Nullable Object>) invocation.proceed();
                 return result;
             } catch (Throwable failure) {
                 return CompletableFuture.failedFuture(failure);
@@ -234,10 +236,10 @@ public final class MethodRateLimiter {
     }
 
     /** One limiter of a method with its compiled expressions. */
-    private record MethodLimit(Method method, RateLimiter limiter, SpelExpression key, SpelExpression cost,
-                               long fixedCost) {
+    private record MethodLimit(Method method, RateLimiter limiter, @Nullable SpelExpression key,
+                               @Nullable SpelExpression cost, long fixedCost) {
 
-        String key(EvaluationContext context) {
+        String key(@Nullable EvaluationContext context) {
             if (key == null) {
                 return "";
             }
@@ -252,7 +254,7 @@ public final class MethodRateLimiter {
             return text;
         }
 
-        long cost(EvaluationContext context) {
+        long cost(@Nullable EvaluationContext context) {
             if (cost == null) {
                 return fixedCost;
             }
@@ -272,13 +274,13 @@ public final class MethodRateLimiter {
     /** Configures a {@link MethodRateLimiter}. Not thread-safe; build once. */
     public static final class Builder {
 
-        private RateLimitStore store;
+        private @Nullable RateLimitStore store;
         private InstantSource clock = InstantSource.system();
         private Sleeper sleeper = Sleeper.system();
         private StringValueResolver placeholders = new StandardEnvironment()::resolveRequiredPlaceholders;
         private LimitOverrides overrides = LimitOverrides.NONE;
         private RateLimitVariables variables = RateLimitVariables.NONE;
-        private BeanResolver beanResolver;
+        private @Nullable BeanResolver beanResolver;
         private FailurePolicy onStoreFailure = FailurePolicy.FAIL_CLOSED;
         private final List<RateLimitListener> listeners = new ArrayList<>();
 

@@ -3,6 +3,7 @@ package dev.sluice.aop;
 import java.lang.reflect.Method;
 import java.util.Arrays;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A rate limit is declared in a way that cannot work: a bad {@code @RateLimited} attribute, or
@@ -19,7 +20,7 @@ public class RateLimitConfigurationException extends IllegalStateException {
      * @param message what is wrong and where
      * @param cause   the underlying failure, or {@code null}
      */
-    public RateLimitConfigurationException(String message, Throwable cause) {
+    public RateLimitConfigurationException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 
@@ -35,7 +36,8 @@ public class RateLimitConfigurationException extends IllegalStateException {
         return invalid(method, attribute, problem, null);
     }
 
-    static RateLimitConfigurationException invalid(Method method, String attribute, String problem, Throwable cause) {
+    static RateLimitConfigurationException invalid(Method method, String attribute, String problem,
+                                                   @Nullable Throwable cause) {
         return new RateLimitConfigurationException(
                 "Invalid @RateLimited on " + describe(method) + ": " + attribute + " " + problem, cause);
     }

@@ -1,6 +1,7 @@
 package dev.sluice.aop;
 
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Extra variables for {@code key} and {@code cost} expressions, such as {@code #ip} and
@@ -17,7 +18,7 @@ public interface RateLimitVariables {
         }
 
         @Override
-        public Object value(String name) {
+        public @Nullable Object value(String name) {
             return null;
         }
     };
@@ -36,5 +37,5 @@ public interface RateLimitVariables {
      * @param name one of {@link #names()}
      * @return the value, or {@code null} when there is none (outside a web request, say)
      */
-    Object value(String name);
+    @Nullable Object value(String name);
 }

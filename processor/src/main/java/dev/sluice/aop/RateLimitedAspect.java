@@ -7,6 +7,7 @@ import org.aspectj.lang.annotation.Around;
 import org.aspectj.lang.annotation.Aspect;
 import org.aspectj.lang.annotation.Pointcut;
 import org.aspectj.lang.reflect.MethodSignature;
+import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 
 /**
@@ -29,7 +30,7 @@ import org.springframework.aop.support.AopUtils;
 @Aspect
 public class RateLimitedAspect {
 
-    private volatile MethodRateLimiter methodRateLimiter;
+    private volatile @Nullable MethodRateLimiter methodRateLimiter;
 
     /** Methods carrying {@code @RateLimited} or a meta-annotation made of it. */
     @Pointcut("execution(@dev.sluice.annotation.RateLimited * *(..))"
@@ -55,7 +56,7 @@ public class RateLimitedAspect {
      * @throws Throwable what the method threw, or {@code RateLimitExceededException}
      */
     @Around("annotatedMethod() || methodOfAnnotatedClass()")
-    public Object limit(ProceedingJoinPoint joinPoint) throws Throwable {
+    public @Nullable Object limit(ProceedingJoinPoint joinPoint) throws Throwable {
         Method method = ((MethodSignature) joinPoint.getSignature()).getMethod();
         Object target = joinPoint.getTarget();
         Class<?> targetClass = target != null ? AopUtils.getTargetClass(target) : method.getDeclaringClass();

@@ -5,4 +5,7 @@
  * keys. {@link dev.sluice.aop.LimitOverrides} and {@link dev.sluice.aop.RateLimitVariables} are
  * the extension points the Spring Boot starter plugs into.
  */
+@NullMarked
 package dev.sluice.aop;
+
+import org.jspecify.annotations.NullMarked;

@@ -22,6 +22,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.RedisNoScriptException;
@@ -62,7 +63,7 @@ public final class RedissonRateLimitStore implements RateLimitStore {
 
     private final RScript scripts;
     private final String keyPrefix;
-    private final InstantSource clock;
+    private final @Nullable InstantSource clock;
     private final Executor executor;
     private final String instanceId = UUID.randomUUID().toString();
     private final AtomicLong calls = new AtomicLong();
@@ -228,7 +229,7 @@ public final class RedissonRateLimitStore implements RateLimitStore {
 
         private final RedissonClient client;
         private String keyPrefix = "sluice";
-        private InstantSource clock;
+        private @Nullable InstantSource clock;
         private Executor executor = ForkJoinPool.commonPool();
 
         private Builder(RedissonClient client) {

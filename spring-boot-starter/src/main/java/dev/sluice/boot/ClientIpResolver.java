@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Finds the address of the client behind a request: the value of {@code #ip} in key
@@ -109,7 +110,7 @@ public final class ClientIpResolver {
     }
 
     /** The address an IP literal spells, never looking a name up; {@code null} for anything else. */
-    private static InetAddress literal(String text) {
+    private static @Nullable InetAddress literal(@Nullable String text) {
         if (text == null || !(IPV4.matcher(text).matches() || IPV6.matcher(text).matches())) {
             return null;
         }

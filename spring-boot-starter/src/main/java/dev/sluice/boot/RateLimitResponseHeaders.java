@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.context.request.ServletRequestAttributes;
 
@@ -35,7 +36,7 @@ final class RateLimitResponseHeaders implements RateLimitListener {
     }
 
     /** One limiter's latest decision in this request; the limiter is unknown for foreign rejections. */
-    private record Policy(String name, RateLimiter limiter, Decision decision) {
+    private record Policy(String name, @Nullable RateLimiter limiter, Decision decision) {
     }
 
     /** Limiters that wait usually guard outbound calls: their quota is not the client's business. */
@@ -61,7 +62,8 @@ final class RateLimitResponseHeaders implements RateLimitListener {
         response.setHeader("Retry-After", String.valueOf(seconds(decision.retryAfter())));
     }
 
-    private static void record(HttpServletRequest request, String name, RateLimiter limiter, Decision decision) {
+    private static void record(HttpServletRequest request, String name, @Nullable RateLimiter limiter,
+                               Decision decision) {
         synchronized (request) {
             policies(request).put(name, new Policy(name, limiter, decision));
         }

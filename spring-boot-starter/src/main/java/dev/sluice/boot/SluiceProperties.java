@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -184,10 +185,10 @@ public class SluiceProperties {
         private List<String> nodes = new ArrayList<>();
 
         /** User name, for servers with ACLs. */
-        private String username;
+        private @Nullable String username;
 
         /** Password. */
-        private String password;
+        private @Nullable String password;
 
         /** The first part of every key Sluice writes. */
         private String keyPrefix = "sluice";
@@ -233,7 +234,7 @@ public class SluiceProperties {
          *
          * @return the user name, or null
          */
-        public String getUsername() {
+        public @Nullable String getUsername() {
             return username;
         }
 
@@ -242,7 +243,7 @@ public class SluiceProperties {
          *
          * @param username the user name
          */
-        public void setUsername(String username) {
+        public void setUsername(@Nullable String username) {
             this.username = username;
         }
 
@@ -251,7 +252,7 @@ public class SluiceProperties {
          *
          * @return the password, or null
          */
-        public String getPassword() {
+        public @Nullable String getPassword() {
             return password;
         }
 
@@ -260,7 +261,7 @@ public class SluiceProperties {
          *
          * @param password the password
          */
-        public void setPassword(String password) {
+        public void setPassword(@Nullable String password) {
             this.password = password;
         }
 
@@ -415,10 +416,10 @@ public class SluiceProperties {
     public static class TierProperties {
 
         /** Permits per window (for TOKEN_BUCKET, the capacity). */
-        private Long limit;
+        private @Nullable Long limit;
 
         /** The window, such as 10s, 1m or PT1H (for TOKEN_BUCKET, the time to refill). */
-        private Duration window;
+        private @Nullable Duration window;
 
         /** How calls are counted. */
         private Algorithm algorithm = Algorithm.SLIDING_WINDOW;
@@ -434,7 +435,7 @@ public class SluiceProperties {
          *
          * @return the limit, or null when not set
          */
-        public Long getLimit() {
+        public @Nullable Long getLimit() {
             return limit;
         }
 
@@ -443,7 +444,7 @@ public class SluiceProperties {
          *
          * @param limit the limit
          */
-        public void setLimit(Long limit) {
+        public void setLimit(@Nullable Long limit) {
             this.limit = limit;
         }
 
@@ -452,7 +453,7 @@ public class SluiceProperties {
          *
          * @return the window, or null when not set
          */
-        public Duration getWindow() {
+        public @Nullable Duration getWindow() {
             return window;
         }
 
@@ -461,7 +462,7 @@ public class SluiceProperties {
          *
          * @param window the window
          */
-        public void setWindow(Duration window) {
+        public void setWindow(@Nullable Duration window) {
             this.window = window;
         }
 

@@ -4,6 +4,7 @@ import dev.sluice.aop.RateLimitVariables;
 import dev.sluice.config.MethodRateLimiterCustomizer;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -60,7 +61,7 @@ public class SluiceWebMvcAutoConfiguration {
             }
 
             @Override
-            public Object value(String name) {
+            public @Nullable Object value(String name) {
                 if (!(RequestContextHolder.getRequestAttributes() instanceof ServletRequestAttributes attributes)) {
                     return null;
                 }

@@ -3,4 +3,7 @@
  * properties, HTTP 429 with rate-limit headers, client addresses behind trusted proxies,
  * Micrometer metrics and the {@code ratelimits} actuator endpoint.
  */
+@NullMarked
 package dev.sluice.boot;
+
+import org.jspecify.annotations.NullMarked;

@@ -29,6 +29,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
@@ -80,7 +81,7 @@ public abstract class RateLimitStoreContract {
     @RegisterExtension
     final TestWatcher startReporter = new TestWatcher() {
         @Override
-        public void testFailed(ExtensionContext context, Throwable cause) {
+        public void testFailed(ExtensionContext context, @Nullable Throwable cause) {
             System.err.println(context.getDisplayName() + " failed with the clock started at " + start);
         }
     };

@@ -1,5 +1,6 @@
 package dev.sluice;
 
+import java.io.Serializable;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -20,7 +21,8 @@ import java.util.Objects;
  * @param retryAfter for a rejected call, the shortest wait after which the same call could
  *                   pass, assuming no other calls; zero when admitted
  */
-public record Decision(boolean allowed, long limit, long remaining, Duration resetAfter, Duration retryAfter) {
+public record Decision(boolean allowed, long limit, long remaining, Duration resetAfter, Duration retryAfter)
+        implements Serializable {
 
     /**
      * Checks the figures.

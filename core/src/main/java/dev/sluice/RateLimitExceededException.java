@@ -19,7 +19,7 @@ public class RateLimitExceededException extends RuntimeException {
 
     private final String limiterName;
     private final String key;
-    private final transient Decision decision;
+    private final Decision decision;
     private final String reason;
 
     /**

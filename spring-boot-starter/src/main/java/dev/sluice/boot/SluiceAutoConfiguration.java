@@ -21,6 +21,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /**
  * Sluice for Spring Boot: {@code @RateLimited} methods limited through Spring AOP, with the
@@ -94,22 +95,22 @@ public class SluiceAutoConfiguration {
 
         @Bean(destroyMethod = "shutdown")
         @ConditionalOnMissingBean(RedissonClient.class)
-        RedissonClient sluiceRedissonClient(SluiceProperties properties) {
-            SluiceProperties.Redis redis = properties.getRedis();
+        RedissonClient sluiceRedissonClient(SluiceProperties properties, Environment environment) {
+            RedisConnection redis = RedisConnection.of(properties.getRedis(), environment);
             Config config;
             BaseConfig<?> connection;
-            if (redis.getNodes().isEmpty()) {
-                config = RedissonClientConfigs.singleServer(redis.getAddress());
-                connection = config.useSingleServer();
+            if (redis.nodes().isEmpty()) {
+                config = RedissonClientConfigs.singleServer(redis.address());
+                connection = config.useSingleServer().setDatabase(redis.database());
             } else {
-                config = RedissonClientConfigs.cluster(redis.getNodes());
+                config = RedissonClientConfigs.cluster(redis.nodes());
                 connection = config.useClusterServers();
             }
-            if (redis.getUsername() != null) {
-                config.setUsername(redis.getUsername());
+            if (redis.username() != null) {
+                config.setUsername(redis.username());
             }
-            if (redis.getPassword() != null) {
-                config.setPassword(redis.getPassword());
+            if (redis.password() != null) {
+                config.setPassword(redis.password());
             }
             connection.setTimeout(3_000);
             return Redisson.create(config);

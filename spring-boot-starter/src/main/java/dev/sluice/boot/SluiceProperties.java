@@ -174,12 +174,18 @@ public class SluiceProperties {
 
     /**
      * The Redis store's settings. The application's own RedissonClient bean is used when there
-     * is one; otherwise one is made from these.
+     * is one; otherwise one is made from these. When they name neither an address nor cluster
+     * nodes, the client connects where Spring Boot's {@code spring.data.redis.*} settings say
+     * (url, host, port, username, password, database, ssl.enabled, cluster.nodes), which is
+     * localhost:6379 by default.
      */
     public static class Redis {
 
-        /** The server's address, when no cluster nodes are given. */
-        private String address = "redis://localhost:6379";
+        /**
+         * The server's address, such as redis://10.0.0.5:6379, when no cluster nodes are given.
+         * Without it, Spring Boot's spring.data.redis settings are used.
+         */
+        private @Nullable String address;
 
         /** Addresses of cluster nodes; when given, the client connects to a Redis Cluster. */
         private List<String> nodes = new ArrayList<>();
@@ -196,9 +202,9 @@ public class SluiceProperties {
         /**
          * The server's address.
          *
-         * @return the address
+         * @return the address, or null to use Spring Boot's spring.data.redis settings
          */
-        public String getAddress() {
+        public @Nullable String getAddress() {
             return address;
         }
 
@@ -207,7 +213,7 @@ public class SluiceProperties {
          *
          * @param address the address
          */
-        public void setAddress(String address) {
+        public void setAddress(@Nullable String address) {
             this.address = address;
         }
 

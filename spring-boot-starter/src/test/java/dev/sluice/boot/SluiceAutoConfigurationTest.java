@@ -7,10 +7,12 @@ import dev.sluice.InMemoryRateLimitStore;
 import dev.sluice.RateLimitStore;
 import dev.sluice.Tier;
 import dev.sluice.aop.MethodRateLimiter;
+import dev.sluice.annotation.Algorithm;
 import dev.sluice.aop.RateLimitedAspect;
 import dev.sluice.redisson.RedissonRateLimitStore;
 import dev.sluice.redisson.testing.RedisExtension;
 import dev.sluice.redisson.testing.RedisServer;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import org.junit.jupiter.api.Test;
@@ -18,6 +20,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.redisson.api.RedissonClient;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /** Which beans the starter contributes, and when. */
@@ -68,6 +71,30 @@ class SluiceAutoConfigurationTest {
             assertThat(context).getBean(RateLimitStore.class).isInstanceOf(RedissonRateLimitStore.class);
             assertThat(context).hasSingleBean(RedissonClient.class);
         });
+    }
+
+    @Test
+    void connectsWhereSpringBootsRedisSettingsSayWhenSluiceNamesNoServer(RedisServer redis) {
+        runner.withPropertyValues("sluice.store=redis", "spring.data.redis.host=127.0.0.1",
+                "spring.data.redis.port=" + redis.port(), "spring.data.redis.database=3").run(context -> {
+            decide(context, "boot-settings");
+            assertThat(redis.cli("-n", "3", "EXISTS", "sluice:{boot-settings}:meta")).isEqualTo("1");
+        });
+    }
+
+    @Test
+    void prefersItsOwnAddressToSpringBootsRedisSettings(RedisServer redis) {
+        runner.withPropertyValues("sluice.store=redis", "sluice.redis.address=" + redis.address(),
+                "spring.data.redis.url=redis://127.0.0.1:1").run(context -> {
+            decide(context, "own-address");
+            assertThat(redis.cli("EXISTS", "sluice:{own-address}:meta")).isEqualTo("1");
+        });
+    }
+
+    private static void decide(AssertableApplicationContext context, String key) {
+        assertThat(context.getBean(RateLimitStore.class)
+                .tryAcquire(key, List.of(Tier.of(1, Duration.ofMinutes(1), Algorithm.FIXED_WINDOW)), 1).allowed())
+                .isTrue();
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -23,9 +24,15 @@ abstract class SampleAppContract {
     @Autowired
     private PartnerSimulator partner;
 
+    private RestTestClient client;
+
+    @BeforeEach
+    void connect() {
+        client = RestTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).build();
+    }
+
     private EntityExchangeResult<String> send(String method, String path, String json) {
-        var request = RestTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).build()
-                .method(HttpMethod.valueOf(method)).uri(path);
+        var request = client.method(HttpMethod.valueOf(method)).uri(path);
         if (json != null) {
             request.contentType(MediaType.APPLICATION_JSON).body(json);
         }

@@ -1,9 +1,11 @@
 package dev.sluice;
 
+import dev.sluice.annotation.FailurePolicy;
 import dev.sluice.annotation.OnLimit;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One limiter as declared, before any call: what {@code @RateLimited} annotations (and
@@ -17,9 +19,11 @@ import java.util.Objects;
  * @param onLimit what a call that does not fit does
  * @param maxWait with {@link OnLimit#WAIT}, the longest wait; zero otherwise
  * @param message the rejection reason; empty for the default
+ * @param onStoreFailure what a call does when the store cannot decide it; {@code null} for the
+ *                application's default
  */
 public record LimitDefinition(String name, String key, List<Tier> tiers, String cost, OnLimit onLimit,
-                              Duration maxWait, String message) {
+                              Duration maxWait, String message, @Nullable FailurePolicy onStoreFailure) {
 
     /**
      * Checks the definition.
@@ -42,5 +46,21 @@ public record LimitDefinition(String name, String key, List<Tier> tiers, String 
         }
         Checks.tiers(tiers);
         Checks.maxWait(onLimit, maxWait);
+    }
+
+    /**
+     * A definition that leaves the failure policy to the application's default.
+     *
+     * @param name    the limiter name
+     * @param key     the SpEL key expression
+     * @param tiers   the tiers
+     * @param cost    the SpEL cost expression
+     * @param onLimit what a call that does not fit does
+     * @param maxWait with {@link OnLimit#WAIT}, the longest wait
+     * @param message the rejection reason
+     */
+    public LimitDefinition(String name, String key, List<Tier> tiers, String cost, OnLimit onLimit,
+                           Duration maxWait, String message) {
+        this(name, key, tiers, cost, onLimit, maxWait, message, null);
     }
 }

@@ -20,7 +20,7 @@ public interface RateLimitListener {
     }
 
     /**
-     * The store failed; the limiter's {@link FailurePolicy} applies next.
+     * The store failed; the limiter's {@link dev.sluice.annotation.FailurePolicy} applies next.
      *
      * @param limiter the limiter
      * @param failure what the store threw

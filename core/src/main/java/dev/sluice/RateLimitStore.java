@@ -3,6 +3,7 @@ package dev.sluice;
 import dev.sluice.annotation.Algorithm;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 
@@ -33,6 +34,8 @@ public interface RateLimitStore {
      * @return the decision
      * @throws IllegalArgumentException when the request is malformed (see {@link #check})
      * @throws UnsupportedOperationException when a tier is not {@linkplain #supports supported}
+     * @throws StoreUnavailableException when the store cannot decide (unreachable, too slow, its
+     *         circuit breaker open); any other exception is taken for such a failure too
      */
     Decision tryAcquire(String key, List<Tier> tiers, long cost);
 
@@ -47,6 +50,17 @@ public interface RateLimitStore {
      * @return the decision, when made
      */
     CompletionStage<Decision> tryAcquireAsync(String key, List<Tier> tiers, long cost);
+
+    /**
+     * The circuit breaker guarding this store's calls, if it has one: its state feeds metrics,
+     * health checks and the actuator. Stores that reach over the network should have one (see
+     * {@link StoreCircuitBreaker}).
+     *
+     * @return the breaker; by default none
+     */
+    default Optional<StoreCircuitBreaker> circuitBreaker() {
+        return Optional.empty();
+    }
 
     /**
      * The algorithms this store implements; by default all of them.

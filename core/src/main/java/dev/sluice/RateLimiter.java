@@ -1,5 +1,6 @@
 package dev.sluice;
 
+import dev.sluice.annotation.FailurePolicy;
 import dev.sluice.annotation.OnLimit;
 import java.time.Duration;
 import java.time.Instant;
@@ -31,10 +32,13 @@ import org.jspecify.annotations.Nullable;
  * <p>Keys are counted per limiter: the store sees {@code name + ":" + key} (with {@code :} and
  * {@code \\} in the name escaped by a backslash), so two limiters never share counters. A
  * limiter is immutable and thread-safe.
+ *
+ * <p>When the store cannot decide a call (unreachable, too slow, its circuit breaker open), the
+ * limiter's {@link FailurePolicy} answers it at once: admitted unchecked, refused with
+ * {@link StoreUnavailableException}, or decided in this JVM (the default). The limiter logs the
+ * first such call, then at most one line every 10 seconds while the store keeps failing.
  */
 public final class RateLimiter {
-
-    private static final System.Logger LOGGER = System.getLogger(RateLimiter.class.getName());
 
     private final String name;
     private final String namespace;
@@ -47,7 +51,8 @@ public final class RateLimiter {
     private final InstantSource clock;
     private final Sleeper sleeper;
     private final FailurePolicy onStoreFailure;
-    private final @Nullable RateLimitStore fallbackStore;
+    private final StoreFailureLog failureLog;
+    private volatile @Nullable RateLimitStore fallbackStore;
     private final List<RateLimitListener> listeners;
 
     private RateLimiter(Builder builder) {
@@ -64,8 +69,8 @@ public final class RateLimiter {
         this.sleeper = builder.sleeper;
         this.onStoreFailure = builder.onStoreFailure;
         this.listeners = List.copyOf(builder.listeners);
-        this.fallbackStore = onStoreFailure == FailurePolicy.LOCAL_FALLBACK
-                ? InMemoryRateLimitStore.builder().clock(clock).build() : null;
+        this.failureLog = new StoreFailureLog(name, onStoreFailure, clock);
+        this.fallbackStore = builder.fallbackStore;
     }
 
     /**
@@ -82,6 +87,8 @@ public final class RateLimiter {
      *
      * @param key the key to count the call for, not null
      * @return the decision; when allowed, the call has been counted
+     * @throws StoreUnavailableException under {@link FailurePolicy#FAIL_CLOSED}, when the store
+     *         cannot decide
      */
     public Decision tryAcquire(String key) {
         return tryAcquire(key, cost);
@@ -93,6 +100,8 @@ public final class RateLimiter {
      * @param key  the key to count the call for, not null
      * @param cost permits the call takes, from 1 to the smallest limit
      * @return the decision; when allowed, the call has been counted
+     * @throws StoreUnavailableException under {@link FailurePolicy#FAIL_CLOSED}, when the store
+     *         cannot decide
      */
     public Decision tryAcquire(String key, long cost) {
         return reported(key, decide(key, cost));
@@ -102,9 +111,10 @@ public final class RateLimiter {
         String storeKey = storeKey(key);
         try {
             return store.tryAcquire(storeKey, tiers, cost);
-        } catch (IllegalArgumentException | UnsupportedOperationException e) {
-            throw e;
         } catch (RuntimeException e) {
+            if (!isStoreFailure(e)) {
+                throw e;
+            }
             return whenStoreFailed(e, storeKey, cost);
         }
     }
@@ -116,25 +126,45 @@ public final class RateLimiter {
         return decision;
     }
 
-    /** Applies the failure policy; the failure propagates under {@link FailurePolicy#FAIL_CLOSED}. */
+    /**
+     * Applies the failure policy: the one place a store's failure is handled, for synchronous
+     * and asynchronous calls alike.
+     *
+     * @throws StoreUnavailableException under {@link FailurePolicy#FAIL_CLOSED}
+     */
     private Decision whenStoreFailed(RuntimeException failure, String storeKey, long cost) {
         for (RateLimitListener listener : listeners) {
             listener.onStoreFailure(this, failure);
         }
-        switch (onStoreFailure) {
+        failureLog.record(failure);
+        return switch (onStoreFailure) {
             case FAIL_OPEN -> {
-                LOGGER.log(System.Logger.Level.WARNING, "Rate limiter '" + name + "' admitted a call unchecked:"
-                        + " its store failed", failure);
                 long limit = tiers.stream().mapToLong(Tier::limit).min().orElseThrow();
-                return new Decision(true, limit, limit - cost, Duration.ZERO, Duration.ZERO);
+                yield new Decision(true, limit, limit - cost, Duration.ZERO, Duration.ZERO);
             }
-            case LOCAL_FALLBACK -> {
-                LOGGER.log(System.Logger.Level.WARNING, "Rate limiter '" + name + "' decided a call in this JVM:"
-                        + " its store failed", failure);
-                return fallbackStore.tryAcquire(storeKey, tiers, cost);
+            case LOCAL_FALLBACK -> fallbackStore().tryAcquire(storeKey, tiers, cost);
+            case FAIL_CLOSED -> throw StoreUnavailableException.of(name, failure);
+        };
+    }
+
+    private RateLimitStore fallbackStore() {
+        RateLimitStore local = fallbackStore;
+        if (local == null) {
+            synchronized (this) {
+                local = fallbackStore;
+                if (local == null) {
+                    local = InMemoryRateLimitStore.builder().clock(clock).build();
+                    fallbackStore = local;
+                }
             }
-            default -> throw failure;
         }
+        return local;
+    }
+
+    /** Whether a store's exception is a failure of the store, rather than a malformed request. */
+    private static boolean isStoreFailure(Throwable failure) {
+        return failure instanceof Exception && !(failure instanceof IllegalArgumentException)
+                && !(failure instanceof UnsupportedOperationException);
     }
 
     /**
@@ -145,6 +175,8 @@ public final class RateLimiter {
      * @return the admitting decision
      * @throws RateLimitExceededException when the call is rejected; an interrupted wait
      *         rejects too, with the thread's interrupt flag set again
+     * @throws StoreUnavailableException under {@link FailurePolicy#FAIL_CLOSED}, when the store
+     *         cannot decide
      */
     public Decision acquire(String key) {
         return acquire(key, cost);
@@ -214,7 +246,8 @@ public final class RateLimiter {
      * @param key  the key to count the call for, not null
      * @param cost permits the call takes
      * @return a stage completing with the admitting decision, or failing with
-     *         {@link RateLimitExceededException}
+     *         {@link RateLimitExceededException} (or, under {@link FailurePolicy#FAIL_CLOSED}
+     *         when the store cannot decide, {@link StoreUnavailableException})
      */
     public CompletionStage<Decision> acquireAsync(String key, long cost) {
         Instant start = clock.instant();
@@ -224,14 +257,21 @@ public final class RateLimiter {
     private CompletionStage<Decision> attemptAsync(String key, long cost, Instant start, Instant deadline,
                                                    boolean waited) {
         String storeKey = storeKey(key);
-        return store.tryAcquireAsync(storeKey, tiers, cost).exceptionally(failure -> {
+        CompletionStage<Decision> decided;
+        try {
+            decided = store.tryAcquireAsync(storeKey, tiers, cost);
+        } catch (RuntimeException e) {
+            decided = CompletableFuture.failedFuture(e);
+        }
+        return decided.exceptionally(failure -> {
             Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                     ? failure.getCause() : failure;
-            if (cause instanceof RuntimeException runtime && !(cause instanceof IllegalArgumentException)
-                    && !(cause instanceof UnsupportedOperationException)) {
-                return whenStoreFailed(runtime, storeKey, cost);
+            if (!isStoreFailure(cause)) {
+                throw failure instanceof CompletionException completion ? completion : new CompletionException(cause);
             }
-            throw failure instanceof CompletionException completion ? completion : new CompletionException(cause);
+            RuntimeException storeFailure = cause instanceof RuntimeException runtime ? runtime
+                    : new StoreUnavailableException(StoreUnavailableException.describe(cause), Duration.ofSeconds(1));
+            return whenStoreFailed(storeFailure, storeKey, cost);
         }).thenCompose(decision -> {
             Duration wait = decision.allowed() ? null : waitBefore(decision, deadline);
             if (wait == null) {
@@ -308,6 +348,15 @@ public final class RateLimiter {
         return store;
     }
 
+    /**
+     * What a call does when the store cannot decide it.
+     *
+     * @return the failure policy
+     */
+    public FailurePolicy onStoreFailure() {
+        return onStoreFailure;
+    }
+
     @Override
     public String toString() {
         return "RateLimiter '" + name + "' " + tiers + (onLimit == OnLimit.WAIT ? " waiting up to " + maxWait : "");
@@ -325,7 +374,8 @@ public final class RateLimiter {
         private String message = "";
         private InstantSource clock = InstantSource.system();
         private Sleeper sleeper = Sleeper.system();
-        private FailurePolicy onStoreFailure = FailurePolicy.FAIL_CLOSED;
+        private FailurePolicy onStoreFailure = FailurePolicy.LOCAL_FALLBACK;
+        private @Nullable RateLimitStore fallbackStore;
         private final List<RateLimitListener> listeners = new ArrayList<>();
 
         private Builder() {
@@ -445,13 +495,28 @@ public final class RateLimiter {
         }
 
         /**
-         * What happens when the store fails.
+         * What a call does when the store cannot decide it (unreachable, too slow, its circuit
+         * breaker open).
          *
-         * @param onStoreFailure default {@link FailurePolicy#FAIL_CLOSED}
+         * @param onStoreFailure default {@link FailurePolicy#LOCAL_FALLBACK}
          * @return this builder
          */
         public Builder onStoreFailure(FailurePolicy onStoreFailure) {
             this.onStoreFailure = Objects.requireNonNull(onStoreFailure, "onStoreFailure");
+            return this;
+        }
+
+        /**
+         * The store that decides calls while the limiter's store fails, under
+         * {@link FailurePolicy#LOCAL_FALLBACK}. Limiters may share one: keys are qualified by
+         * the limiter's name.
+         *
+         * @param fallbackStore default: an {@link InMemoryRateLimitStore} on this limiter's
+         *                      clock, made when first needed
+         * @return this builder
+         */
+        public Builder fallbackStore(RateLimitStore fallbackStore) {
+            this.fallbackStore = Objects.requireNonNull(fallbackStore, "fallbackStore");
             return this;
         }
 

@@ -8,6 +8,7 @@ import static java.time.Duration.ofSeconds;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.annotation.FailurePolicy;
 import dev.sluice.annotation.OnLimit;
 import java.time.Duration;
 import java.time.Instant;
@@ -18,6 +19,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
@@ -235,12 +240,29 @@ class RateLimiterTest {
         }
 
         @Test
-        void failClosedLetsTheFailureThrough() {
+        void failClosedRefusesWithATypedExceptionNamingTheLimiter() {
             RateLimiter closed = limiter(FailurePolicy.FAIL_CLOSED);
-            assertThatThrownBy(() -> closed.acquire("k")).isInstanceOf(IllegalStateException.class)
-                    .hasMessage("connection refused");
+            assertThatThrownBy(() -> closed.acquire("+447700900123"))
+                    .isInstanceOfSatisfying(StoreUnavailableException.class, e -> {
+                        assertThat(e.limiterName()).isEqualTo("guarded");
+                        assertThat(e.retryAfter()).isPositive();
+                        assertThat(e.getCause()).hasMessage("connection refused");
+                    })
+                    .hasMessage("Rate limiter 'guarded' could not decide: IllegalStateException: connection refused")
+                    .hasMessageNotContaining("+447700900123");
+            assertThatThrownBy(() -> closed.tryAcquire("k")).isInstanceOf(StoreUnavailableException.class);
             assertThatThrownBy(() -> closed.acquireAsync("k").toCompletableFuture().join())
-                    .hasCauseInstanceOf(IllegalStateException.class);
+                    .hasCauseInstanceOf(StoreUnavailableException.class);
+        }
+
+        @Test
+        void failClosedPassesOnWhenTheStoreIsWorthAskingAgain() {
+            RateLimiter closed = RateLimiter.builder().name("guarded").clock(clock)
+                    .tier(Tier.of(2, ofMinutes(1), FIXED_WINDOW)).onStoreFailure(FailurePolicy.FAIL_CLOSED)
+                    .store(failingWith(new StoreUnavailableException("circuit open", ofMillis(700))))
+                    .build();
+            assertThatThrownBy(() -> closed.acquire("k")).isInstanceOfSatisfying(StoreUnavailableException.class,
+                    e -> assertThat(e.retryAfter()).isEqualTo(ofMillis(700)));
         }
 
         @Test
@@ -262,10 +284,107 @@ class RateLimiterTest {
         }
 
         @Test
+        void decidesInThisJvmByDefault() {
+            RateLimiter unconfigured = RateLimiter.builder().name("guarded").store(down).clock(clock)
+                    .tier(Tier.of(1, ofMinutes(1), FIXED_WINDOW)).build();
+            assertThat(unconfigured.onStoreFailure()).isEqualTo(FailurePolicy.LOCAL_FALLBACK);
+            assertThat(unconfigured.tryAcquire("k").allowed()).isTrue();
+            assertThat(unconfigured.tryAcquire("k").allowed()).isFalse();
+        }
+
+        @Test
+        void limitersMayShareOneFallbackStoreWithoutSharingCounts() {
+            InMemoryRateLimitStore fallback = InMemoryRateLimitStore.builder().clock(clock).build();
+            RateLimiter first = RateLimiter.builder().name("first").store(down).clock(clock).fallbackStore(fallback)
+                    .tier(Tier.of(1, ofMinutes(1), FIXED_WINDOW)).build();
+            RateLimiter second = RateLimiter.builder().name("second").store(down).clock(clock).fallbackStore(fallback)
+                    .tier(Tier.of(1, ofMinutes(1), FIXED_WINDOW)).build();
+            assertThat(first.tryAcquire("k").allowed()).isTrue();
+            assertThat(second.tryAcquire("k").allowed()).isTrue();
+            assertThat(fallback.tryAcquire("first:k", first.tiers(), 1).allowed()).as("counted in the shared store")
+                    .isFalse();
+        }
+
+        @Test
+        void anAsynchronousFailureOfAnyKindTakesThePolicy() {
+            RateLimiter open = RateLimiter.builder().name("guarded").clock(clock).onStoreFailure(FailurePolicy.FAIL_OPEN)
+                    .tier(Tier.of(2, ofMinutes(1), FIXED_WINDOW))
+                    .store(failingWith(new java.util.concurrent.TimeoutException("no answer")))
+                    .build();
+            assertThat(open.acquireAsync("k").toCompletableFuture().join().allowed()).isTrue();
+        }
+
+        @Test
         void malformedRequestsAreNeverTakenForOutages() {
             RateLimiter open = limiter(FailurePolicy.FAIL_OPEN);
             assertThatThrownBy(() -> open.acquire("k", 3)).isInstanceOf(IllegalArgumentException.class);
         }
+
+        @Test
+        void logsTheFirstFailureAtOnceThenOneLineAnIntervalWithoutStackTracesOrKeys() {
+            RateLimiter open = limiter(FailurePolicy.FAIL_OPEN);
+            List<LogRecord> lines = captureLog(() -> {
+                open.tryAcquire("+447700900123");
+                for (int i = 0; i < 1_000; i++) {
+                    open.tryAcquire("+447700900123");
+                    millis.addAndGet(9);
+                }
+                // 9 s after the first line: still within the interval.
+                millis.addAndGet(1_000);
+                open.tryAcquire("+447700900123");
+                open.acquireAsync("+447700900123").toCompletableFuture().join();
+            });
+
+            assertThat(lines).hasSize(2).allSatisfy(line -> {
+                assertThat(line.getLevel()).isEqualTo(Level.WARNING);
+                assertThat(line.getThrown()).isNull();
+                assertThat(line.getMessage()).doesNotContain("+447700900123").contains("'guarded'", "FAIL_OPEN",
+                        "admitted unchecked", "IllegalStateException: connection refused");
+            });
+            assertThat(lines.get(0).getMessage()).contains("could not decide 1 call,");
+            assertThat(lines.get(1).getMessage()).contains("could not decide 1001 calls in the last 10 s");
+        }
+
+        private RateLimitStore failingWith(Exception failure) {
+            return new RateLimitStore() {
+                @Override
+                public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
+                    throw failure instanceof RuntimeException runtime ? runtime : new IllegalStateException(failure);
+                }
+
+                @Override
+                public CompletionStage<Decision> tryAcquireAsync(String key, List<Tier> tiers, long cost) {
+                    return CompletableFuture.failedFuture(failure);
+                }
+            };
+        }
+    }
+
+    /** The records the engine logs while {@code action} runs. */
+    static List<LogRecord> captureLog(Runnable action) {
+        Logger logger = Logger.getLogger("dev.sluice");
+        List<LogRecord> records = new ArrayList<>();
+        Handler handler = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                records.add(record);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        logger.addHandler(handler);
+        try {
+            action.run();
+        } finally {
+            logger.removeHandler(handler);
+        }
+        return records;
     }
 
     @Nested

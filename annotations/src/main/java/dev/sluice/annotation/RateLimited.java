@@ -53,6 +53,7 @@ import java.lang.annotation.Target;
  *
  * @see Algorithm
  * @see OnLimit
+ * @see FailurePolicy
  * @see RateLimits
  */
 @Documented
@@ -192,4 +193,18 @@ public @interface RateLimited {
      * <p>Example: {@code countRejected = true}.
      */
     boolean countRejected() default false;
+
+    /**
+     * What the call does when the store cannot decide it (unreachable, too slow, or its circuit
+     * breaker open): admit it, fail it with {@code StoreUnavailableException}, or decide it in
+     * this JVM. Give at most one policy; the tiers of one limiter agree on it.
+     *
+     * <p>Default: {@code {}}, the application's default (Spring Boot:
+     * {@code sluice.failure-policy}), which is {@link FailurePolicy#LOCAL_FALLBACK} unless
+     * configured otherwise.
+     *
+     * <p>Example: {@code onStoreFailure = FailurePolicy.FAIL_CLOSED} (one-time codes: better
+     * refuse for a while than send without limit).
+     */
+    FailurePolicy[] onStoreFailure() default {};
 }

@@ -2,6 +2,7 @@ package dev.sluice.aop;
 
 import dev.sluice.LimitDefinition;
 import dev.sluice.Tier;
+import dev.sluice.annotation.FailurePolicy;
 import dev.sluice.annotation.OnLimit;
 import dev.sluice.annotation.RateLimited;
 import dev.sluice.annotation.RateLimits;
@@ -171,6 +172,7 @@ final class LimitDefinitionParser {
         OnLimit onLimit = agreed(method, "onLimit", group, RateLimited::onLimit, OnLimit.REJECT);
         Duration maxWait = duration(method, "maxWait", agreed(method, "maxWait", group, RateLimited::maxWait, "0s"));
         String message = resolve(method, "message", agreed(method, "message", group, RateLimited::message, ""));
+        FailurePolicy onStoreFailure = failurePolicy(method, group);
         String costText = agreed(method, "cost", group, RateLimited::cost, "1").trim();
         SpelExpression cost = null;
         long fixedCost = 1;
@@ -186,12 +188,27 @@ final class LimitDefinitionParser {
         }
 
         try {
-            LimitDefinition definition = new LimitDefinition(name, keyText, tiers, costText, onLimit, maxWait, message);
+            LimitDefinition definition = new LimitDefinition(name, keyText, tiers, costText, onLimit, maxWait, message,
+                    onStoreFailure);
             return new ParsedLimit(definition, key, cost, fixedCost, defaultName);
         } catch (IllegalArgumentException e) {
             throw RateLimitConfigurationException.invalid(method, "limiter '" + name + "'", "is inconsistent: "
                     + e.getMessage(), e);
         }
+    }
+
+    /** The one failure policy the tiers of a limiter give, or {@code null} when they leave it to the default. */
+    private static @Nullable FailurePolicy failurePolicy(Method method, List<RateLimited> group) {
+        for (RateLimited annotation : group) {
+            if (annotation.onStoreFailure().length > 1) {
+                throw RateLimitConfigurationException.invalid(method, "onStoreFailure", "gives "
+                        + Arrays.toString(annotation.onStoreFailure()) + "; give one policy, or none for the default");
+            }
+        }
+        List<FailurePolicy> none = List.of();
+        List<FailurePolicy> agreed = agreed(method, "onStoreFailure", group,
+                annotation -> List.of(annotation.onStoreFailure()), none);
+        return agreed.isEmpty() ? null : agreed.get(0);
     }
 
     /** The annotation's tier, or {@code null} when it leaves limit and window to configuration. */

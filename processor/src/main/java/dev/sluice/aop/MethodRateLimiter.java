@@ -1,11 +1,11 @@
 package dev.sluice.aop;
 
-import dev.sluice.FailurePolicy;
 import dev.sluice.InMemoryRateLimitStore;
 import dev.sluice.RateLimitListener;
 import dev.sluice.RateLimitStore;
 import dev.sluice.RateLimiter;
 import dev.sluice.Sleeper;
+import dev.sluice.annotation.FailurePolicy;
 import dev.sluice.aop.LimitDefinitionParser.ParsedLimit;
 import java.lang.reflect.Method;
 import java.time.InstantSource;
@@ -70,6 +70,7 @@ public final class MethodRateLimiter {
     private final InstantSource clock;
     private final Sleeper sleeper;
     private final FailurePolicy onStoreFailure;
+    private final RateLimitStore fallbackStore;
     private final List<RateLimitListener> listeners;
     private final Expressions expressions;
     private final LimitDefinitionParser parser;
@@ -81,6 +82,8 @@ public final class MethodRateLimiter {
         this.store = builder.store != null ? builder.store : InMemoryRateLimitStore.builder().clock(clock).build();
         this.sleeper = builder.sleeper;
         this.onStoreFailure = builder.onStoreFailure;
+        this.fallbackStore = builder.fallbackStore != null ? builder.fallbackStore
+                : InMemoryRateLimitStore.builder().clock(clock).build();
         this.listeners = List.copyOf(builder.listeners);
         this.expressions = new Expressions(builder.variables, builder.beanResolver);
         this.parser = new LimitDefinitionParser(builder.placeholders, builder.overrides, expressions);
@@ -228,7 +231,8 @@ public final class MethodRateLimiter {
                     .message(parsed.definition().message())
                     .clock(clock)
                     .sleeper(sleeper)
-                    .onStoreFailure(onStoreFailure);
+                    .onStoreFailure(Objects.requireNonNullElse(parsed.definition().onStoreFailure(), onStoreFailure))
+                    .fallbackStore(fallbackStore);
             listeners.forEach(limiter::listener);
             built.add(new MethodLimit(method, limiter.build(), parsed.key(), parsed.cost(), parsed.fixedCost()));
         }
@@ -281,7 +285,8 @@ public final class MethodRateLimiter {
         private LimitOverrides overrides = LimitOverrides.NONE;
         private RateLimitVariables variables = RateLimitVariables.NONE;
         private @Nullable BeanResolver beanResolver;
-        private FailurePolicy onStoreFailure = FailurePolicy.FAIL_CLOSED;
+        private FailurePolicy onStoreFailure = FailurePolicy.LOCAL_FALLBACK;
+        private @Nullable RateLimitStore fallbackStore;
         private final List<RateLimitListener> listeners = new ArrayList<>();
 
         private Builder() {
@@ -344,13 +349,26 @@ public final class MethodRateLimiter {
         }
 
         /**
-         * What every limiter does when the store fails.
+         * What a limiter's calls do when the store cannot decide them, unless its annotation
+         * says otherwise ({@code onStoreFailure}).
          *
-         * @param onStoreFailure default {@link FailurePolicy#FAIL_CLOSED}
+         * @param onStoreFailure default {@link FailurePolicy#LOCAL_FALLBACK}
          * @return this builder
          */
         public Builder onStoreFailure(FailurePolicy onStoreFailure) {
             this.onStoreFailure = Objects.requireNonNull(onStoreFailure, "onStoreFailure");
+            return this;
+        }
+
+        /**
+         * The store every limiter falls back to under {@link FailurePolicy#LOCAL_FALLBACK}.
+         *
+         * @param fallbackStore default: one {@link InMemoryRateLimitStore} on this builder's
+         *                      clock, shared by all limiters
+         * @return this builder
+         */
+        public Builder fallbackStore(RateLimitStore fallbackStore) {
+            this.fallbackStore = Objects.requireNonNull(fallbackStore, "fallbackStore");
             return this;
         }
 

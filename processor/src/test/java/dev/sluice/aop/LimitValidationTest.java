@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.RateLimiter;
+import dev.sluice.annotation.FailurePolicy;
 import dev.sluice.annotation.OnLimit;
 import dev.sluice.annotation.RateLimited;
 import java.lang.annotation.Retention;
@@ -123,6 +124,19 @@ class LimitValidationTest {
         }
     }
 
+    static class TwoFailurePolicies {
+        @RateLimited(limit = 5, window = "1m", onStoreFailure = {FailurePolicy.FAIL_OPEN, FailurePolicy.FAIL_CLOSED})
+        public void call() {
+        }
+    }
+
+    static class TiersDisagreeOnTheFailurePolicy {
+        @RateLimited(limit = 5, window = "1m", onStoreFailure = FailurePolicy.FAIL_OPEN)
+        @RateLimited(limit = 9, window = "1h", onStoreFailure = FailurePolicy.FAIL_CLOSED)
+        public void call() {
+        }
+    }
+
     static Object[][] mistakes() {
         return new Object[][] {
             {NonPositiveLimit.class, "limit must be positive, was 0"},
@@ -142,6 +156,9 @@ class LimitValidationTest {
             {DuplicateTier.class, "two tiers share algorithm and window"},
             {OneNameTwoKeys.class, "name 'otp' is given to tiers with different keys ('#a' and '#b')"},
             {TiersDisagreeOnOnLimit.class, "maxWait differs between tiers of one limiter ('1s' and '2s')"},
+            {TwoFailurePolicies.class, "onStoreFailure gives [FAIL_OPEN, FAIL_CLOSED]; give one policy, or none"},
+            {TiersDisagreeOnTheFailurePolicy.class, "onStoreFailure differs between tiers of one limiter"
+                    + " ('[FAIL_OPEN]' and '[FAIL_CLOSED]')"},
         };
     }
 

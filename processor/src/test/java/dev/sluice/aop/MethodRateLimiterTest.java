@@ -4,12 +4,16 @@ import static java.time.Duration.ofMillis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.Decision;
 import dev.sluice.InMemoryRateLimitStore;
 import dev.sluice.RateLimitExceededException;
+import dev.sluice.RateLimitStore;
 import dev.sluice.RateLimiter;
 import dev.sluice.Sleeper;
+import dev.sluice.StoreUnavailableException;
 import dev.sluice.Tier;
 import dev.sluice.annotation.Algorithm;
+import dev.sluice.annotation.FailurePolicy;
 import dev.sluice.annotation.OnLimit;
 import dev.sluice.annotation.RateLimited;
 import dev.sluice.tck.MutableClock;
@@ -309,6 +313,62 @@ class MethodRateLimiterTest {
         @OtpPolicy
         public String policy(String phone) {
             return "policy";
+        }
+    }
+
+    static class Guarded {
+        @RateLimited(limit = 5, window = "1m", onStoreFailure = FailurePolicy.FAIL_CLOSED)
+        public String codes() {
+            return "sent";
+        }
+
+        @RateLimited(limit = 5, window = "1m")
+        public String reads() {
+            return "read";
+        }
+    }
+
+    @Nested
+    class StoreFailures {
+
+        /** A store that cannot decide. */
+        private final RateLimitStore down = new RateLimitStore() {
+            @Override
+            public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
+                throw new StoreUnavailableException("Redis did not answer within 100 ms", Duration.ofSeconds(1));
+            }
+
+            @Override
+            public CompletionStage<Decision> tryAcquireAsync(String key, List<Tier> tiers, long cost) {
+                return CompletableFuture.failedFuture(
+                        new StoreUnavailableException("Redis did not answer within 100 ms", Duration.ofSeconds(1)));
+            }
+        };
+
+        @Test
+        void aLimitersOwnPolicyOverridesTheDefault() throws Throwable {
+            MethodRateLimiter failOpen = builder().store(down).onStoreFailure(FailurePolicy.FAIL_OPEN).build();
+            Guarded guarded = new Guarded();
+
+            assertThat(call(failOpen, guarded, "reads")).isEqualTo("read");
+            assertThatThrownBy(() -> call(failOpen, guarded, "codes")).isInstanceOfSatisfying(
+                    StoreUnavailableException.class, e -> assertThat(e.limiterName()).isEqualTo("Guarded.codes"));
+            assertThat(failOpen.limitersFor(findMethod(Guarded.class, "codes"), Guarded.class))
+                    .singleElement().satisfies(limiter ->
+                            assertThat(limiter.onStoreFailure()).isEqualTo(FailurePolicy.FAIL_CLOSED));
+        }
+
+        @Test
+        void decidesInThisJvmByDefaultInOneFallbackStoreForAllLimiters() throws Throwable {
+            MethodRateLimiter fallingBack = builder().store(down).build();
+            Everything everything = new Everything();
+
+            call(fallingBack, everything, "one");
+            call(fallingBack, everything, "two");
+            assertThatThrownBy(() -> call(fallingBack, everything, "one"))
+                    .as("one a minute, counted in this JVM").isInstanceOf(RateLimitExceededException.class);
+            assertThat(fallingBack.limiters()).extracting(RateLimiter::onStoreFailure)
+                    .containsOnly(FailurePolicy.LOCAL_FALLBACK);
         }
     }
 

@@ -1,7 +1,7 @@
 package dev.sluice.boot;
 
-import dev.sluice.FailurePolicy;
 import dev.sluice.annotation.Algorithm;
+import dev.sluice.annotation.FailurePolicy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -34,8 +34,12 @@ public class SluiceProperties {
     /** Where counts are kept: in this JVM (memory), or in Redis, shared by every instance (redis). */
     private StoreType store = StoreType.MEMORY;
 
-    /** What a limited call does when the store fails: fail it, admit it, or decide in this JVM. */
-    private FailurePolicy failurePolicy = FailurePolicy.FAIL_CLOSED;
+    /**
+     * What a limited call does when the store cannot decide it (unreachable, too slow, its
+     * circuit breaker open): decide it in this JVM (local-fallback), admit it (fail-open), or
+     * refuse it with 503 (fail-closed). A limiter's own onStoreFailure takes precedence.
+     */
+    private FailurePolicy failurePolicy = FailurePolicy.LOCAL_FALLBACK;
 
     private final Memory memory = new Memory();
 

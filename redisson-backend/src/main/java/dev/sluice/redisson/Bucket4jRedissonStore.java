@@ -2,6 +2,8 @@ package dev.sluice.redisson;
 
 import dev.sluice.Decision;
 import dev.sluice.RateLimitStore;
+import dev.sluice.StoreCircuitBreaker;
+import dev.sluice.StoreUnavailableException;
 import dev.sluice.Tier;
 import dev.sluice.annotation.Algorithm;
 import io.github.bucket4j.Bandwidth;
@@ -12,7 +14,6 @@ import io.github.bucket4j.TimeMeter;
 import io.github.bucket4j.TokensInheritanceStrategy;
 import io.github.bucket4j.VerboseResult;
 import io.github.bucket4j.distributed.AsyncBucketProxy;
-import io.github.bucket4j.distributed.BucketProxy;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.redis.redisson.Bucket4jRedisson;
 import io.github.bucket4j.redis.redisson.cas.RedissonBasedProxyManager;
@@ -23,14 +24,19 @@ import java.time.InstantSource;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
+import org.redisson.api.options.ObjectParams;
+import org.redisson.api.options.OptionalOptions;
+import org.redisson.command.CommandAsyncExecutor;
 
 /**
  * A Redis store made of distributed Bucket4j buckets, for applications that want Bucket4j's
@@ -51,6 +57,13 @@ import org.redisson.api.RedissonClient;
  * in another bucket. When a tier's limit changes, its bucket is reconfigured on the next call,
  * keeping the tokens already taken ({@link TokensInheritanceStrategy#ADDITIVE}).
  *
+ * <p>Outages are handled as by {@link RedissonRateLimitStore}: a timeout on every decision, no
+ * client retries, a circuit breaker, and no blocked callers while a lazily initialised client
+ * connects. A compare-and-swap that succeeded but whose reply came after its caller gave up
+ * stays counted, although the caller took the failure policy (Bucket4j's compare-and-swap has no
+ * server-side deadline, and tokens given back after some refill could credit more than the call
+ * took): the strict side. It is never counted twice.
+ *
  * <p>Bucket4j's Redisson module reaches into Redisson's internals; this class is the only place
  * that depends on it.
  */
@@ -61,11 +74,20 @@ public final class Bucket4jRedissonStore implements RateLimitStore {
     private final RedissonBasedProxyManager<String> buckets;
     private final String keyPrefix;
     private final Executor executor;
+    private final StoreCircuitBreaker breaker;
+    private final RedisCalls redis;
 
     private Bucket4jRedissonStore(Builder builder) {
         this.keyPrefix = builder.keyPrefix;
         this.executor = builder.executor;
-        this.buckets = Bucket4jRedisson.casBasedBuilder(((Redisson) builder.client).getCommandExecutor())
+        this.breaker = builder.breaker != null ? builder.breaker
+                : StoreCircuitBreaker.builder().name(Bucket4jRedissonStore.class.getSimpleName()).build();
+        this.redis = new RedisCalls(builder.timeout, breaker);
+        // One attempt per command, whatever the client's retry settings: a retried compare-and-swap that
+        // had succeeded would fail and make Bucket4j take the tokens a second time.
+        CommandAsyncExecutor commands = ((Redisson) builder.client).getCommandExecutor()
+                .copy((ObjectParams) OptionalOptions.defaults().timeout(builder.timeout).retryAttempts(0));
+        this.buckets = Bucket4jRedisson.casBasedBuilder(commands)
                 .expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(Duration.ZERO))
                 .clientClock(builder.timeMeter)
                 .build();
@@ -93,50 +115,52 @@ public final class Bucket4jRedissonStore implements RateLimitStore {
     }
 
     @Override
+    public Optional<StoreCircuitBreaker> circuitBreaker() {
+        return Optional.of(breaker);
+    }
+
+    @Override
     public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
         RateLimitStore.check(this, key, tiers, cost);
-        List<Tier> bandwidths = byWindow(tiers);
-        BucketConfiguration configuration = configuration(bandwidths);
-        BucketProxy bucket = buckets.builder().build(bucketKey(key, bandwidths), () -> configuration);
-        VerboseResult<ConsumptionProbe> result = bucket.asVerbose().tryConsumeAndReturnRemaining(cost);
-        if (!configuration.equals(result.getConfiguration())) {
-            // Decided under the tiers the bucket had: give back what it took, then decide again.
-            if (result.getValue().isConsumed()) {
-                bucket.addTokens(cost);
-            }
-            bucket.replaceConfiguration(configuration, TokensInheritanceStrategy.ADDITIVE);
-            result = bucket.asVerbose().tryConsumeAndReturnRemaining(cost);
-        }
-        return decision(result, bandwidths, cost);
+        return RedisCalls.join(decide(key, tiers, cost));
     }
 
     @Override
     public CompletionStage<Decision> tryAcquireAsync(String key, List<Tier> tiers, long cost) {
-        List<Tier> bandwidths;
-        BucketConfiguration configuration;
-        AsyncBucketProxy bucket;
         try {
             RateLimitStore.check(this, key, tiers, cost);
-            bandwidths = byWindow(tiers);
-            configuration = configuration(bandwidths);
-            bucket = buckets.asAsync().builder().build(bucketKey(key, bandwidths),
-                    () -> CompletableFuture.completedFuture(configuration));
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return RedissonRateLimitStore.completeOn(executor, bucket.asVerbose().tryConsumeAndReturnRemaining(cost)
-                .thenCompose(result -> {
-                    if (configuration.equals(result.getConfiguration())) {
-                        return CompletableFuture.completedFuture(result);
-                    }
-                    CompletableFuture<Void> refunded = result.getValue().isConsumed()
-                            ? bucket.addTokens(cost) : CompletableFuture.completedFuture(null);
-                    return refunded
-                            .thenCompose(done -> bucket.replaceConfiguration(configuration,
-                                    TokensInheritanceStrategy.ADDITIVE))
-                            .thenCompose(replaced -> bucket.asVerbose().tryConsumeAndReturnRemaining(cost));
-                })
-                .thenApply(result -> decision(result, bandwidths, cost)));
+        return RedisCalls.completeOn(executor, decide(key, tiers, cost));
+    }
+
+    private CompletableFuture<Decision> decide(String key, List<Tier> tiers, long cost) {
+        List<Tier> bandwidths = byWindow(tiers);
+        BucketConfiguration configuration = configuration(bandwidths);
+        String bucketKey = bucketKey(key, bandwidths);
+        AsyncBucketProxy bucket = buckets.asAsync().builder().build(bucketKey,
+                () -> CompletableFuture.completedFuture(configuration));
+        // Tokens taken for a caller that gave up stay taken: giving them back after some refill could credit
+        // more than the call took.
+        return redis.call(List.of(bucketKey), () -> consume(bucket, configuration, cost), unreceived -> { })
+                .thenApply(result -> decision(result, bandwidths, cost));
+    }
+
+    private static CompletableFuture<VerboseResult<ConsumptionProbe>> consume(AsyncBucketProxy bucket,
+                                                                              BucketConfiguration configuration,
+                                                                              long cost) {
+        return bucket.asVerbose().tryConsumeAndReturnRemaining(cost).thenCompose(result -> {
+            if (configuration.equals(result.getConfiguration())) {
+                return CompletableFuture.completedFuture(result);
+            }
+            // Decided under the tiers the bucket had: give back what it took, then decide again.
+            CompletableFuture<Void> refunded = result.getValue().isConsumed()
+                    ? bucket.addTokens(cost) : CompletableFuture.completedFuture(null);
+            return refunded
+                    .thenCompose(done -> bucket.replaceConfiguration(configuration, TokensInheritanceStrategy.ADDITIVE))
+                    .thenCompose(replaced -> bucket.asVerbose().tryConsumeAndReturnRemaining(cost));
+        });
     }
 
     /** The tiers in a fixed order, so that one set of tiers is one bucket whatever order it comes in. */
@@ -209,6 +233,8 @@ public final class Bucket4jRedissonStore implements RateLimitStore {
         private String keyPrefix = "sluice";
         private TimeMeter timeMeter = TimeMeter.SYSTEM_MILLISECONDS;
         private Executor executor = ForkJoinPool.commonPool();
+        private Duration timeout = Duration.ofSeconds(1);
+        private @Nullable StoreCircuitBreaker breaker;
 
         private Builder(RedissonClient client) {
             this.client = Objects.requireNonNull(client, "client");
@@ -260,6 +286,33 @@ public final class Bucket4jRedissonStore implements RateLimitStore {
          */
         public Builder executor(Executor executor) {
             this.executor = Objects.requireNonNull(executor, "executor");
+            return this;
+        }
+
+        /**
+         * How long a decision may take before it fails with {@link StoreUnavailableException}
+         * and its limiter applies its failure policy, whatever the client's own timeouts. A
+         * Bucket4j decision is a read, then a compare-and-swap, repeated on conflict: all of it
+         * must fit, and on a hot key contention alone takes hundreds of milliseconds (16 threads
+         * on one key measured a p99 near a second), hence the long default. Commands are never
+         * retried by the client.
+         *
+         * @param timeout at least 2 ms; default 1 second
+         * @return this builder
+         */
+        public Builder timeout(Duration timeout) {
+            this.timeout = RedisCalls.checkTimeout(timeout);
+            return this;
+        }
+
+        /**
+         * The circuit breaker that stops sending calls to Redis while it keeps failing.
+         *
+         * @param breaker default: opens when 16 of the last 20 calls failed, for 1 second at a time
+         * @return this builder
+         */
+        public Builder circuitBreaker(StoreCircuitBreaker breaker) {
+            this.breaker = Objects.requireNonNull(breaker, "breaker");
             return this;
         }
 

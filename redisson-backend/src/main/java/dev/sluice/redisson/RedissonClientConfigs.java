@@ -34,7 +34,9 @@ public final class RedissonClientConfigs {
     }
 
     /**
-     * A configuration for a Redis Cluster.
+     * A configuration for a Redis Cluster. It reads the cluster's topology every second
+     * (Redisson's default is every 5 seconds), so that decisions for the slots of a failed-over
+     * master resume about a second after the cluster has promoted a replica.
      *
      * @param nodes addresses of some of its nodes, such as {@code redis://10.0.0.1:6379}
      * @return the configuration
@@ -42,7 +44,30 @@ public final class RedissonClientConfigs {
     public static Config cluster(Collection<String> nodes) {
         Config config = base();
         config.useClusterServers().addNodeAddress(nodes.toArray(String[]::new))
+                // Learn of a failover within a second: until then, calls for the moved slots fail.
+                .setScanInterval(1_000)
                 // Scripts write, so they run on masters; keep no idle connections to replicas.
+                .setReadMode(ReadMode.MASTER)
+                .setSlaveConnectionMinimumIdleSize(0)
+                .setMasterConnectionPoolSize(POOL_SIZE)
+                .setMasterConnectionMinimumIdleSize(POOL_SIZE);
+        return config;
+    }
+
+    /**
+     * A configuration for a master found through Redis Sentinel. Like the cluster's, it reads
+     * the topology every second, so that decisions resume about a second after the sentinels
+     * promote a replica; a single sentinel is enough to start.
+     *
+     * @param masterName the name the sentinels monitor the master under
+     * @param sentinels  addresses of some of the sentinels, such as {@code redis://10.0.0.1:26379}
+     * @return the configuration
+     */
+    public static Config sentinel(String masterName, Collection<String> sentinels) {
+        Config config = base();
+        config.useSentinelServers().setMasterName(masterName).addSentinelAddress(sentinels.toArray(String[]::new))
+                .setCheckSentinelsList(false)
+                .setScanInterval(1_000)
                 .setReadMode(ReadMode.MASTER)
                 .setSlaveConnectionMinimumIdleSize(0)
                 .setMasterConnectionPoolSize(POOL_SIZE)

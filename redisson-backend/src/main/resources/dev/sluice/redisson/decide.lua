@@ -4,18 +4,25 @@
 --
 -- KEYS[1]      the key's own state: the latest time it saw (t), and the end of a block (b)
 -- KEYS[1 + i]  the state of tier i
--- ARGV[1]      now in epoch ms, or '' to read the server's TIME
+-- ARGV[1]      now in epoch ms, or '' to use the server's TIME
 -- ARGV[2]      cost
 -- ARGV[3]      an id unique to this call, for SLIDING_LOG members
--- ARGV[4 + 5 * (i - 1) ...]  tier i: algorithm (fw, sw, sl, tb), limit, window ms,
+-- ARGV[4]      the server's TIME in epoch ms after which the call is no longer decided, or '' for
+--              no deadline: a call that reaches the server late (it waited behind a paused or
+--              stalled server, and its caller has given up) must not be counted
+-- ARGV[5 + 5 * (i - 1) ...]  tier i: algorithm (fw, sw, sl, tb), limit, window ms,
 --              countRejected (1 or 0), blockFor ms
--- Returns {allowed (1 or 0), limit, remaining, resetAfter ms, retryAfter ms}.
+-- Returns {allowed (1 or 0), limit, remaining, resetAfter ms, retryAfter ms, server TIME ms,
+-- the time the call was decided at (for take-back.lua)}, or
+-- {-1, server TIME ms} when the deadline had passed and nothing was done.
 
-local now = tonumber(ARGV[1])
-if not now then
-  local time = redis.call('TIME')
-  now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local time = redis.call('TIME')
+local server_now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local deadline = tonumber(ARGV[4])
+if deadline and server_now > deadline then
+  return { -1, server_now }
 end
+local now = tonumber(ARGV[1]) or server_now
 -- Time never runs backwards for a key, even if a clock is set back or instances disagree.
 local latest, blocked_until = unpack(redis.call('HMGET', KEYS[1], 't', 'b'))
 now = math.max(now, tonumber(latest) or now)
@@ -162,7 +169,7 @@ local algorithms = { fw = fixed_window, sw = sliding_window, sl = sliding_log, t
 
 local tiers = {}
 for i = 1, #KEYS - 1 do
-  local a = 4 + 5 * (i - 1)
+  local a = 5 + 5 * (i - 1)
   local t = {
     key = KEYS[1 + i], algorithm = algorithms[ARGV[a]], limit = tonumber(ARGV[a + 1]),
     window = tonumber(ARGV[a + 2]), count_rejected = ARGV[a + 3] == '1', block_for = tonumber(ARGV[a + 4])
@@ -200,7 +207,7 @@ if fits then
     t.taken = true
   end
   local t = tightest()
-  result = { 1, t.limit, remaining(t), t.algorithm.reset(t), 0 }
+  result = { 1, t.limit, remaining(t), t.algorithm.reset(t), 0, server_now, now }
 else
   local block = 0
   if not blocked then
@@ -227,7 +234,7 @@ else
   local left = remaining(binding)
   if block_left > 0 then left = 0 end
   result = { 0, binding.limit, left, math.max(block_left, binding.algorithm.reset(binding)),
-             math.max(block_left, wait) }
+             math.max(block_left, wait), server_now, now }
 end
 
 -- Save what changed. A token bucket's refill depends on the limit each call brings, so it is

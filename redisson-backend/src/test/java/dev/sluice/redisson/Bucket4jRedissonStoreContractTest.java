@@ -1,6 +1,7 @@
 package dev.sluice.redisson;
 
 import dev.sluice.RateLimitStore;
+import dev.sluice.redisson.testing.RedisClients;
 import dev.sluice.tck.MutableClock;
 import org.redisson.api.RedissonClient;
 
@@ -12,6 +13,6 @@ class Bucket4jRedissonStoreContractTest extends RedisTopologiesContract {
 
     @Override
     RateLimitStore createStore(RedissonClient client, MutableClock clock) {
-        return Bucket4jRedissonStore.builder(client).clock(clock).build();
+        return Bucket4jRedissonStore.builder(client).clock(clock).timeout(RedisClients.PATIENT).build();
     }
 }

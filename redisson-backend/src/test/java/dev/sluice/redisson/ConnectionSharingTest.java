@@ -27,7 +27,7 @@ class ConnectionSharingTest {
         try (RedisServer server = RedisServer.start()) {
             RedissonClient client = RedisClients.connect(server);
             try {
-                RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).build();
+                RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).timeout(RedisClients.PATIENT).build();
                 List<Tier> tiers = List.of(Tier.of(1_000, ofMinutes(1), Algorithm.FIXED_WINDOW));
                 store.tryAcquire("warm-up", tiers, 1);
                 long before = inputBytes(server);
@@ -44,7 +44,7 @@ class ConnectionSharingTest {
                 long written = 0;
                 for (int poll = 0; poll < 100 && written < 60 * oneDecision; poll++) {
                     written = inputBytes(server) - paused;
-                    RedisServer.pause();
+                    RedisServer.waitBriefly();
                 }
                 server.cli("CLIENT", "UNPAUSE");
                 decisions.forEach(CompletableFuture::join);

@@ -53,7 +53,7 @@ class DifferentialTest {
         Random random = new Random(seed);
         MutableClock clock = new MutableClock(Instant.ofEpochMilli(5_000_000_000_000L + random.nextInt(1_000_000)));
         RateLimitStore reference = InMemoryRateLimitStore.builder().clock(clock).build();
-        RateLimitStore redis = RedissonRateLimitStore.builder(client).clock(clock).build();
+        RateLimitStore redis = RedissonRateLimitStore.builder(client).clock(clock).timeout(RedisClients.PATIENT).build();
         String key = "differential:" + seed + ":" + clock.instant().toEpochMilli();
         List<Tier> tiers = tiers(random);
 

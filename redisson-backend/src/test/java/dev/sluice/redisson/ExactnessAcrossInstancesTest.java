@@ -62,7 +62,7 @@ class ExactnessAcrossInstancesTest {
             CountDownLatch go = new CountDownLatch(1);
             List<Future<Integer>> admitted = new ArrayList<>();
             for (RedissonClient client : clients) {
-                RateLimitStore store = RedissonRateLimitStore.builder(client).build();
+                RateLimitStore store = RedissonRateLimitStore.builder(client).timeout(RedisClients.PATIENT).build();
                 for (int t = 0; t < THREADS_PER_INSTANCE; t++) {
                     admitted.add(pool.submit(() -> {
                         go.await();

@@ -1,6 +1,7 @@
 package dev.sluice.redisson;
 
 import dev.sluice.RateLimitStore;
+import dev.sluice.redisson.testing.RedisClients;
 import dev.sluice.tck.MutableClock;
 import org.redisson.api.RedissonClient;
 
@@ -9,6 +10,6 @@ class RedissonRateLimitStoreContractTest extends RedisTopologiesContract {
 
     @Override
     RateLimitStore createStore(RedissonClient client, MutableClock clock) {
-        return RedissonRateLimitStore.builder(client).clock(clock).build();
+        return RedissonRateLimitStore.builder(client).clock(clock).timeout(RedisClients.PATIENT).build();
     }
 }

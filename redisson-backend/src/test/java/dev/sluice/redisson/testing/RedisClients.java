@@ -1,12 +1,20 @@
 package dev.sluice.redisson.testing;
 
 import dev.sluice.redisson.RedissonClientConfigs;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 /** Redisson clients for tests, configured as {@link RedissonClientConfigs} recommends. */
 public final class RedisClients {
+
+    /**
+     * The timeout of stores in tests of decisions rather than outages: a busy machine must not
+     * turn a slow decision into a failure there.
+     */
+    public static final Duration PATIENT = Duration.ofSeconds(10);
 
     private RedisClients() {
     }
@@ -21,6 +29,16 @@ public final class RedisClients {
         Config config = RedissonClientConfigs.singleServer(server.address());
         config.useSingleServer().setTimeout(5_000).setRetryAttempts(2);
         return Redisson.create(config);
+    }
+
+    /**
+     * Shuts a client down without waiting for the commands an outage left unanswered: Redisson
+     * would wait up to 10 seconds for them.
+     *
+     * @param client the client
+     */
+    public static void shutDown(RedissonClient client) {
+        client.shutdown(0, 1, TimeUnit.SECONDS);
     }
 
     /**

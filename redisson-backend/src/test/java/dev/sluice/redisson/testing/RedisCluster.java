@@ -2,61 +2,89 @@ package dev.sluice.redisson.testing;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
 
-/** A Redis Cluster of three masters, each a {@link RedisServer} process started by the test. */
+/**
+ * A Redis Cluster of three masters, and optionally a replica of each, every node a
+ * {@link RedisServer} process started by the test.
+ */
 public final class RedisCluster implements AutoCloseable {
 
     private static final Duration FORMING = Duration.ofSeconds(30);
 
-    private final List<RedisServer> masters;
+    private final List<RedisServer> nodes;
 
-    private RedisCluster(List<RedisServer> masters) {
-        this.masters = masters;
+    private RedisCluster(List<RedisServer> nodes) {
+        this.nodes = nodes;
     }
 
     /**
-     * Starts three nodes and joins them into one cluster, each master owning a third of the
-     * slots.
+     * Starts three masters, each owning a third of the slots.
      *
      * @return the running cluster, in state {@code ok}
      */
     public static RedisCluster start() {
+        return start(0, Duration.ofSeconds(5));
+    }
+
+    /**
+     * Starts three masters and a replica of each, for failover tests: the cluster takes a node
+     * that is silent for a second for failed, and promotes its replica.
+     *
+     * @return the running cluster, in state {@code ok}, every replica in sync
+     */
+    public static RedisCluster startWithReplicas() {
+        return start(1, Duration.ofSeconds(1));
+    }
+
+    private static RedisCluster start(int replicasPerMaster, Duration nodeTimeout) {
         List<RedisServer> nodes = new ArrayList<>();
         try {
-            for (int i = 0; i < 3; i++) {
-                nodes.add(RedisServer.startClusterNode());
+            for (int i = 0; i < 3 * (1 + replicasPerMaster); i++) {
+                nodes.add(RedisServer.startClusterNode(nodeTimeout));
             }
             List<String> create = new ArrayList<>(List.of(RedisServer.executable("redis-cli"), "--cluster", "create"));
             nodes.forEach(node -> create.add("127.0.0.1:" + node.port()));
-            create.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
+            create.addAll(List.of("--cluster-replicas", String.valueOf(replicasPerMaster), "--cluster-yes"));
             if (RedisServer.run(create) == null) {
                 throw new IllegalStateException("redis-cli --cluster create failed for " + nodes);
             }
-            long deadline = System.nanoTime() + FORMING.toNanos();
+            RedisCluster cluster = new RedisCluster(List.copyOf(nodes));
             for (RedisServer node : nodes) {
-                while (!node.cli("CLUSTER", "INFO").contains("cluster_state:ok")) {
-                    if (System.nanoTime() > deadline) {
-                        throw new IllegalStateException("the cluster did not form; " + node + " says:\n"
-                                + node.cli("CLUSTER", "INFO"));
-                    }
-                    RedisServer.pause();
-                }
+                await("the cluster to form; " + node + " says:\n" + node.cli("CLUSTER", "INFO"),
+                        () -> node.cli("CLUSTER", "INFO").contains("cluster_state:ok"));
             }
-            return new RedisCluster(List.copyOf(nodes));
+            if (replicasPerMaster > 0) {
+                cluster.masters().forEach(cluster::awaitReplica);
+            }
+            return cluster;
         } catch (RuntimeException e) {
             nodes.forEach(RedisServer::close);
             throw e;
         }
     }
 
+    /** Polls {@code condition} for up to 30 seconds. */
+    public static void await(String what, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + FORMING.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("timed out waiting for " + what);
+            }
+            RedisServer.waitBriefly();
+        }
+    }
+
     /**
-     * The master nodes.
+     * The nodes that are masters now.
      *
-     * @return three servers
+     * @return the running masters
      */
     public List<RedisServer> masters() {
-        return masters;
+        return nodes.stream().filter(RedisServer::isAlive).filter(node -> role(node).equals("master")).toList();
     }
 
     /**
@@ -65,21 +93,107 @@ public final class RedisCluster implements AutoCloseable {
      * @return {@code redis://127.0.0.1:<port>} for each master
      */
     public List<String> addresses() {
-        return masters.stream().map(RedisServer::address).toList();
+        return masters().stream().map(RedisServer::address).toList();
+    }
+
+    /**
+     * The master that holds a key now.
+     *
+     * @param key a key
+     * @return the running master owning its slot; empty while its slot has none
+     */
+    public Optional<RedisServer> masterOf(String key) {
+        RedisServer any = masters().get(0);
+        int slot = Integer.parseInt(any.cli("CLUSTER", "KEYSLOT", key));
+        for (String line : any.cli("CLUSTER", "NODES").split("\n")) {
+            String[] fields = line.trim().split(" ");
+            if (!fields[2].contains("master") || fields[2].contains("fail")) {
+                continue;
+            }
+            for (String range : Arrays.asList(fields).subList(8, fields.length)) {
+                String[] bounds = range.split("-");
+                int low = Integer.parseInt(bounds[0]);
+                int high = Integer.parseInt(bounds[bounds.length - 1]);
+                if (low <= slot && slot <= high) {
+                    return Optional.of(node(fields[1]));
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * The replica of a master.
+     *
+     * @param master a master
+     * @return its replica
+     */
+    public RedisServer replicaOf(RedisServer master) {
+        String masterId = master.cli("CLUSTER", "MYID");
+        for (String line : master.cli("CLUSTER", "NODES").split("\n")) {
+            String[] fields = line.trim().split(" ");
+            if (fields[2].contains("slave") && fields[3].equals(masterId) && !fields[2].contains("fail")) {
+                return node(fields[1]);
+            }
+        }
+        throw new IllegalStateException(master + " has no replica");
+    }
+
+    /**
+     * Waits until a master's replica has processed everything the master had written when
+     * this was called.
+     *
+     * @param master a master
+     */
+    public void awaitReplica(RedisServer master) {
+        RedisServer replica = replicaOf(master);
+        long written = Long.parseLong(info(master, "master_repl_offset"));
+        await("the replica of " + master + " to catch up", () -> info(replica, "master_link_status").equals("up")
+                && Long.parseLong(info(replica, "slave_repl_offset")) >= written);
+    }
+
+    /**
+     * Promotes a master's replica with {@code CLUSTER FAILOVER}, which waits for the replica to
+     * catch up first, and waits for the cluster to agree.
+     *
+     * @param master the master to demote
+     * @return the new master
+     */
+    public RedisServer failOver(RedisServer master) {
+        RedisServer replica = replicaOf(master);
+        replica.cli("CLUSTER", "FAILOVER");
+        await("the failover of " + master, () -> role(replica).equals("master") && role(master).equals("slave")
+                && replica.cli("CLUSTER", "INFO").contains("cluster_state:ok"));
+        return replica;
+    }
+
+    private static String role(RedisServer node) {
+        return node.cli("ROLE").split("\n")[0].trim();
+    }
+
+    private static String info(RedisServer node, String field) {
+        return node.cli("INFO", "replication").lines().filter(line -> line.startsWith(field + ":"))
+                .map(line -> line.substring(field.length() + 1).trim()).findFirst().orElse("");
+    }
+
+    private RedisServer node(String address) {
+        int port = Integer.parseInt(address.substring(address.indexOf(':') + 1, address.indexOf('@')));
+        return nodes.stream().filter(node -> node.port() == port).findFirst()
+                .orElseThrow(() -> new IllegalStateException("no node listens on " + address));
     }
 
     /** Removes every key on every master. */
     public void flushAll() {
-        masters.forEach(RedisServer::flushAll);
+        masters().forEach(RedisServer::flushAll);
     }
 
     @Override
     public void close() {
-        masters.forEach(RedisServer::close);
+        nodes.forEach(RedisServer::close);
     }
 
     @Override
     public String toString() {
-        return "Redis Cluster of " + masters;
+        return "Redis Cluster of " + nodes;
     }
 }

@@ -24,18 +24,25 @@ public final class RedisServer implements AutoCloseable {
     private static final Duration STARTUP = Duration.ofSeconds(20);
 
     private final int port;
-    private final List<String> options;
+    private final List<String> arguments;
     private final Path directory;
     private Process process;
 
-    private RedisServer(int port, List<String> options) {
+    /**
+     * A server of arguments {@code leading}, the standard options, then {@code options}.
+     */
+    private RedisServer(int port, List<String> leading, List<String> options) {
         this.port = port;
-        this.options = options;
         try {
             this.directory = Files.createTempDirectory("sluice-redis-" + port + "-");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        List<String> all = new ArrayList<>(leading);
+        all.addAll(List.of("--port", String.valueOf(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                "--dir", directory.toString(), "--logfile", "redis.log", "--enable-debug-command", "local"));
+        all.addAll(options);
+        this.arguments = List.copyOf(all);
         Runtime.getRuntime().addShutdownHook(new Thread(this::kill));
     }
 
@@ -45,28 +52,50 @@ public final class RedisServer implements AutoCloseable {
      * @return the running server
      */
     public static RedisServer start() {
-        RedisServer server = new RedisServer(freePort(), List.of());
+        RedisServer server = new RedisServer(freePort(), List.of(), List.of());
         server.launch();
         return server;
     }
 
-    /** Starts a node with cluster mode on, not yet part of a cluster. */
-    static RedisServer startClusterNode() {
+    /**
+     * Starts a Redis Sentinel that monitors a master, alone enough to agree it failed.
+     *
+     * @param master     the master
+     * @param masterName the name the sentinel knows it by
+     * @return the running sentinel
+     */
+    public static RedisServer startSentinel(RedisServer master, String masterName) {
+        // The sentinel rewrites its configuration file, so it lives in the server's own directory.
+        RedisServer sentinel = new RedisServer(freePort(), List.of("sentinel.conf", "--sentinel"), List.of());
+        try {
+            Files.writeString(sentinel.directory.resolve("sentinel.conf"), "sentinel monitor " + masterName
+                    + " 127.0.0.1 " + master.port() + " 1\nsentinel down-after-milliseconds " + masterName + " 1000\n");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        sentinel.launch();
+        return sentinel;
+    }
+
+    /**
+     * Starts a node with cluster mode on, not yet part of a cluster.
+     *
+     * @param nodeTimeout how long the cluster takes a silent node for failed
+     */
+    static RedisServer startClusterNode(Duration nodeTimeout) {
         int port = freePort();
-        RedisServer server = new RedisServer(port, List.of("--cluster-enabled", "yes",
-                "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "5000",
+        RedisServer server = new RedisServer(port, List.of(), List.of("--cluster-enabled", "yes",
+                "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", String.valueOf(nodeTimeout.toMillis()),
                 "--cluster-port", String.valueOf(freePort())));
         server.launch();
         return server;
     }
 
     private void launch() {
-        List<String> command = new ArrayList<>(List.of(executable("redis-server"),
-                "--port", String.valueOf(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                "--dir", directory.toString(), "--logfile", "redis.log", "--enable-debug-command", "local"));
-        command.addAll(options);
+        List<String> command = new ArrayList<>(List.of(executable("redis-server")));
+        command.addAll(arguments);
         try {
-            process = new ProcessBuilder(command).redirectErrorStream(true)
+            process = new ProcessBuilder(command).directory(directory.toFile()).redirectErrorStream(true)
                     .redirectOutput(directory.resolve("stdout.log").toFile()).start();
         } catch (IOException e) {
             throw new UncheckedIOException("could not start " + command, e);
@@ -76,7 +105,7 @@ public final class RedisServer implements AutoCloseable {
             if (!process.isAlive() || System.nanoTime() > deadline) {
                 throw new IllegalStateException("redis-server on port " + port + " did not start; its log:\n" + log());
             }
-            pause();
+            waitBriefly();
         }
         // Another process could have taken the free port first: make sure the answer is ours.
         if (!process.isAlive() || !cli("INFO", "server").contains("process_id:" + process.pid())) {
@@ -163,10 +192,35 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
-    /** Starts the server again on the same port, empty (it keeps nothing on disk). */
+    /** Starts the server again on the same port after {@link #kill()}, empty (it keeps nothing on disk). */
     public void restart() {
         kill();
         launch();
+    }
+
+    /** Stops the process where it stands ({@code SIGSTOP}), as a hung server would: connections stay open, nothing is answered. */
+    public void suspend() {
+        signal("STOP");
+    }
+
+    /** Lets a {@linkplain #suspend() suspended} process run again ({@code SIGCONT}). */
+    public void resume() {
+        signal("CONT");
+    }
+
+    private void signal(String name) {
+        if (run(List.of("kill", "-" + name, String.valueOf(process.pid()))) == null) {
+            throw new IllegalStateException("could not send SIG" + name + " to " + this);
+        }
+    }
+
+    /**
+     * Whether the process is running.
+     *
+     * @return {@code false} once killed
+     */
+    public boolean isAlive() {
+        return process != null && process.isAlive();
     }
 
     /**
@@ -213,8 +267,8 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
-    /** Polls a starting process; nothing here waits for a rate-limit window. */
-    public static void pause() {
+    /** Between two polls of a process; nothing here waits for a rate-limit window. */
+    public static void waitBriefly() {
         try {
             Thread.sleep(50);
         } catch (InterruptedException e) {

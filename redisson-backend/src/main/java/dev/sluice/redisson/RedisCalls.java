@@ -1,0 +1,220 @@
+package dev.sluice.redisson;
+
+import dev.sluice.StoreCircuitBreaker;
+import dev.sluice.StoreUnavailableException;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.redisson.client.RedisTimeoutException;
+
+/**
+ * How a Redis store sends a decision, the same for every store of this module: through the
+ * store's circuit breaker, within its timeout whatever the client's own settings, and, until
+ * the client has answered once, from a thread of its own, because a lazily initialised Redisson
+ * client connects on the thread of its first command, for as long as connecting takes. Every
+ * failure becomes a {@link StoreUnavailableException} that names no key. A reply that comes
+ * after its caller gave up, within {@link #LATE_REPLIES}, is handed to the store, to take back
+ * what it counted.
+ */
+final class RedisCalls {
+
+    /** What a failed call suggests to its caller: when a store is worth asking again. */
+    static final Duration RETRY_AFTER = Duration.ofSeconds(1);
+
+    /**
+     * How long Redisson waits for a reply, and so how late one may come and still be taken
+     * back: the store's own timeout answers the caller long before.
+     */
+    static final Duration LATE_REPLIES = Duration.ofMinutes(1);
+
+    private static final int MAX_DETAIL_LENGTH = 200;
+
+    private final Duration timeout;
+    private final StoreCircuitBreaker breaker;
+    private final Executor connector = new ThreadPoolExecutor(0, 1, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+            task -> {
+                Thread thread = new Thread(task, "sluice-redis-connect");
+                thread.setDaemon(true);
+                return thread;
+            });
+    private volatile boolean connected;
+
+    RedisCalls(Duration timeout, StoreCircuitBreaker breaker) {
+        this.timeout = timeout;
+        this.breaker = breaker;
+    }
+
+    /**
+     * Sends a command unless the breaker is open, and fails it when it has not completed within
+     * the timeout.
+     *
+     * @param keys       the keys the command names, kept out of any message
+     * @param command    sends the command
+     * @param unreceived given a reply that came after the caller had given up
+     * @return the reply, or a stage failed with {@link StoreUnavailableException}
+     */
+    <T> CompletableFuture<T> call(Collection<?> keys, Supplier<CompletableFuture<T>> command,
+                                  Consumer<T> unreceived) {
+        if (!breaker.tryAcquirePermission()) {
+            return CompletableFuture.failedFuture(breaker.rejection());
+        }
+        CompletableFuture<T> reply = new CompletableFuture<>();
+        CompletableFuture<T> answer = reply.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
+                .handle((value, failure) -> {
+                    if (failure == null) {
+                        connected = true;
+                        breaker.onSuccess();
+                        return value;
+                    }
+                    StoreUnavailableException unavailable = unavailable(unwrap(failure), keys);
+                    breaker.onFailure(unavailable);
+                    throw unavailable;
+                });
+        Runnable sending = () -> send(command).whenComplete((value, failure) -> {
+            // Whichever settles the caller's stage first, the reply or the timeout, wins.
+            boolean received = failure == null ? reply.complete(value) : reply.completeExceptionally(failure);
+            if (!received && failure == null) {
+                unreceived.accept(value);
+            }
+        });
+        if (connected) {
+            sending.run();
+        } else {
+            connector.execute(() -> {
+                // A caller that has given up needs no command sent late.
+                if (!reply.isDone()) {
+                    sending.run();
+                }
+            });
+        }
+        return answer;
+    }
+
+    /**
+     * Sends a command from the connector thread, outside the breaker and without a deadline: a
+     * lazily initialised client connects meanwhile, and calls no longer need to go round.
+     *
+     * @param command a command that prepares for calls, such as loading a script
+     * @return a stage completing when it is done, or failed with {@link StoreUnavailableException}
+     */
+    <T> CompletableFuture<Void> warmUp(Supplier<CompletableFuture<T>> command) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        connector.execute(() -> send(command).whenComplete((value, failure) -> {
+            if (failure == null) {
+                connected = true;
+                done.complete(null);
+            } else {
+                done.completeExceptionally(unavailable(unwrap(failure), List.of()));
+            }
+        }));
+        return done;
+    }
+
+    /**
+     * Checks a store's timeout.
+     *
+     * @param timeout the timeout a builder was given
+     * @return the timeout
+     * @throws IllegalArgumentException when it is shorter than 2 ms
+     */
+    static Duration checkTimeout(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.toMillis() < 2) {
+            throw new IllegalArgumentException("timeout must be at least 2 ms, was " + timeout);
+        }
+        return timeout;
+    }
+
+    private static <T> CompletableFuture<T> send(Supplier<CompletableFuture<T>> command) {
+        try {
+            return command.get();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    private StoreUnavailableException unavailable(Throwable failure, Collection<?> keys) {
+        if (failure instanceof StoreUnavailableException unavailable) {
+            return unavailable;
+        }
+        if (failure instanceof TimeoutException || failure instanceof RedisTimeoutException) {
+            return new StoreUnavailableException("Redis did not answer within " + timeout.toMillis() + " ms",
+                    RETRY_AFTER);
+        }
+        // The innermost cause with a message says what failed, and Redisson's first sentence of it; the rest is
+        // advice that does not apply here (more retries).
+        Throwable described = failure;
+        for (Throwable cause = failure.getCause(); cause != null; cause = cause.getCause()) {
+            if (cause.getMessage() != null) {
+                described = cause;
+            }
+        }
+        String detail = described.getMessage() == null ? "" : ": " + described.getMessage().split("[.!] ", 2)[0];
+        for (Object key : keys) {
+            detail = detail.replace(key.toString(), "<key>");
+        }
+        if (detail.length() > MAX_DETAIL_LENGTH) {
+            detail = detail.substring(0, MAX_DETAIL_LENGTH) + "...";
+        }
+        return new StoreUnavailableException("Redis failed: " + described.getClass().getSimpleName() + detail,
+                RETRY_AFTER);
+    }
+
+    /**
+     * The same outcome, completed on {@code executor}: Redisson completes its futures on its
+     * netty threads, where the caller's continuation (a limited method's body) must not run. An
+     * executor that refuses the task (shut down, or full) does not lose the outcome: it is then
+     * completed on the thread that has it.
+     */
+    static <T> CompletableFuture<T> completeOn(Executor executor, CompletableFuture<T> stage) {
+        CompletableFuture<T> handedOver = new CompletableFuture<>();
+        stage.whenComplete((value, failure) -> {
+            Runnable handOver = () -> complete(handedOver, value, failure);
+            try {
+                executor.execute(handOver);
+            } catch (RejectedExecutionException e) {
+                handOver.run();
+            }
+        });
+        return handedOver;
+    }
+
+    private static <T> void complete(CompletableFuture<T> future, T value, Throwable failure) {
+        if (failure == null) {
+            future.complete(value);
+        } else {
+            future.completeExceptionally(unwrap(failure));
+        }
+    }
+
+    static Throwable unwrap(Throwable failure) {
+        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+    }
+
+    /**
+     * Waits for a stage and gives its outcome to a synchronous caller.
+     *
+     * @throws RuntimeException what the stage failed with, unwrapped
+     */
+    static <T> T join(CompletableFuture<T> stage) {
+        try {
+            return stage.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException cause) {
+                throw cause;
+            }
+            throw e;
+        }
+    }
+}

@@ -1,0 +1,400 @@
+package dev.sluice.redisson;
+
+import static dev.sluice.annotation.Algorithm.SLIDING_LOG;
+import static dev.sluice.annotation.Algorithm.SLIDING_WINDOW;
+import static java.time.Duration.ofMinutes;
+import static java.time.Duration.ofSeconds;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.Decision;
+import dev.sluice.RateLimitExceededException;
+import dev.sluice.RateLimitStore;
+import dev.sluice.RateLimiter;
+import dev.sluice.StoreCircuitBreaker;
+import dev.sluice.StoreUnavailableException;
+import dev.sluice.Tier;
+import dev.sluice.annotation.Algorithm;
+import dev.sluice.annotation.FailurePolicy;
+import dev.sluice.redisson.testing.Load;
+import dev.sluice.redisson.testing.Load.Call;
+import dev.sluice.redisson.testing.RedisClients;
+import dev.sluice.redisson.testing.RedisCluster;
+import dev.sluice.redisson.testing.RedisServer;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.redisson.api.RedissonClient;
+
+/**
+ * Redis outages under concurrent load, against {@code redis-server} processes this test starts,
+ * kills, suspends and fails over: what callers of a {@link RateLimiter} on the default
+ * {@link RedissonRateLimitStore} go through, for every failure policy. The client is configured
+ * as an application's own might be, with a 5 s timeout and retries, which the store must not
+ * inherit. Bounds are asserted in seconds; the figures are printed.
+ */
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
+class FaultToleranceTest {
+
+    private static final int THREADS = 32;
+    private static final Duration OUTAGE = ofSeconds(3);
+    private static final Tier GENEROUS = Tier.of(1_000_000, ofMinutes(1), SLIDING_WINDOW);
+
+    /** Whether the failure policy answered a call, or the store decided it. */
+    private enum Outcome { DECIDED, POLICY }
+
+    @ParameterizedTest
+    @EnumSource(FailurePolicy.class)
+    void aKilledServerCostsCallersAtMostTheTimeoutAndIsUsedAgainOnceRestarted(FailurePolicy policy) {
+        try (RedisServer server = RedisServer.start()) {
+            RedissonClient client = RedisClients.connect(server);
+            try {
+                Watched store = new Watched(RedissonRateLimitStore.builder(client).build());
+                RateLimiter limiter = limiter(store, policy, GENEROUS);
+                Outage outage;
+                try (Load load = Load.start(THREADS, thread -> synchronous(limiter, store, "k" + thread))) {
+                    Load.runFor(ofSeconds(1));
+                    long killed = Load.now();
+                    server.kill();
+                    Load.runFor(OUTAGE);
+                    server.restart();
+                    long restarted = Load.now();
+                    Load.runFor(ofSeconds(3));
+                    outage = new Outage(load, killed, restarted);
+                }
+                outage.report("kill -9, " + policy);
+                outage.assertHandledBy(policy);
+                assertThat(outage.recovery()).as("first decision by Redis after its restart").isLessThan(ofSeconds(2));
+            } finally {
+                RedisClients.shutDown(client);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(FailurePolicy.class)
+    void aHungServerCostsCallersAtMostTheTimeout(FailurePolicy policy) {
+        try (RedisServer server = RedisServer.start()) {
+            RedissonClient client = RedisClients.connect(server);
+            try {
+                Watched store = new Watched(RedissonRateLimitStore.builder(client).build());
+                RateLimiter limiter = limiter(store, policy, GENEROUS);
+                Outage outage;
+                try (Load load = Load.start(THREADS, thread -> synchronous(limiter, store, "k" + thread))) {
+                    Load.runFor(ofSeconds(1));
+                    long suspended = Load.now();
+                    server.suspend();
+                    Load.runFor(OUTAGE);
+                    server.resume();
+                    long resumed = Load.now();
+                    Load.runFor(ofSeconds(3));
+                    outage = new Outage(load, suspended, resumed);
+                }
+                outage.report("SIGSTOP, " + policy);
+                outage.assertHandledBy(policy);
+                assertThat(outage.recovery()).as("first decision by Redis after SIGCONT").isLessThan(ofSeconds(2));
+            } finally {
+                RedisClients.shutDown(client);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(FailurePolicy.class)
+    void asynchronousCallsSeeTheSameOutageAsSynchronousOnes(FailurePolicy policy) {
+        try (RedisServer server = RedisServer.start()) {
+            RedissonClient client = RedisClients.connect(server);
+            try {
+                Watched store = new Watched(RedissonRateLimitStore.builder(client).build());
+                RateLimiter limiter = limiter(store, policy, GENEROUS);
+                Outage outage;
+                try (Load load = Load.start(THREADS, thread -> () -> {
+                    String key = "k" + thread;
+                    limiter.acquireAsync(key).toCompletableFuture().join();
+                    return store.outcome(limiter, key);
+                })) {
+                    Load.runFor(ofSeconds(1));
+                    long killed = Load.now();
+                    server.kill();
+                    Load.runFor(OUTAGE);
+                    server.restart();
+                    long restarted = Load.now();
+                    Load.runFor(ofSeconds(3));
+                    outage = new Outage(load, killed, restarted);
+                }
+                outage.report("kill -9, asynchronous, " + policy);
+                outage.assertHandledBy(policy);
+                assertThat(outage.recovery()).as("first decision by Redis after its restart").isLessThan(ofSeconds(2));
+            } finally {
+                RedisClients.shutDown(client);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"CLIENT PAUSE WRITE", "SIGSTOP"})
+    void aPauseLongerThanTheTimeoutLeavesTheStoredCountEqualToTheAdmittedDecisions(String pause) {
+        try (RedisServer server = RedisServer.start()) {
+            RedissonClient client = RedisClients.connect(server);
+            try {
+                Watched store = new Watched(RedissonRateLimitStore.builder(client).build());
+                Tier counted = Tier.of(1_000_000, ofMinutes(10), SLIDING_LOG);
+                RateLimiter limiter = limiter(store, FailurePolicy.FAIL_CLOSED, counted);
+                Load load = Load.start(8, thread -> synchronous(limiter, store, "k" + thread));
+                try (load) {
+                    Load.runFor(ofSeconds(1));
+                    if (pause.equals("SIGSTOP")) {
+                        server.suspend();
+                        Load.runFor(ofSeconds(2));
+                        server.resume();
+                    } else {
+                        server.cli("CLIENT", "PAUSE", "2000", "WRITE");
+                        Load.runFor(ofSeconds(2));
+                    }
+                    Load.runFor(ofSeconds(1));
+                }
+                List<Call> calls = load.calls();
+                long admitted = calls.stream().filter(call -> call.outcome() == Outcome.DECIDED).count();
+                long refused = calls.stream().filter(call -> call.failure() != null).count();
+                long stored = 0;
+                for (int thread = 0; thread < 8; thread++) {
+                    stored += Long.parseLong(server.cli("ZCARD", "sluice:{outage:k" + thread + "}:sl600000"));
+                }
+                System.out.printf("FAULT %s for 2 s: %d admitted, %d stored, %d refused while paused; %s; %s%n", pause,
+                        admitted, stored, refused, commandStats(server, "evalsha"), commandStats(server, "eval"));
+                assertThat(refused).as("calls refused while Redis was paused").isPositive();
+                assertThat(stored).as("permits stored in Redis").isEqualTo(admitted);
+            } finally {
+                RedisClients.shutDown(client);
+            }
+        }
+    }
+
+    @Test
+    void scriptFlushesUnderLoadCostNothing() {
+        try (RedisServer server = RedisServer.start()) {
+            RedissonClient client = RedisClients.connect(server);
+            try {
+                Watched store = new Watched(RedissonRateLimitStore.builder(client).build());
+                RateLimiter limiter = limiter(store, FailurePolicy.FAIL_CLOSED, GENEROUS);
+                Load load = Load.start(THREADS, thread -> synchronous(limiter, store, "k" + thread));
+                try (load) {
+                    for (int flush = 0; flush < 20; flush++) {
+                        Load.runFor(Duration.ofMillis(100));
+                        server.cli("SCRIPT", "FLUSH");
+                    }
+                    Load.runFor(Duration.ofMillis(200));
+                }
+                List<Call> calls = load.calls();
+                System.out.printf("FAULT SCRIPT FLUSH x20: %s; failures %s%n", Load.latencies(calls),
+                        Load.failures(calls));
+                assertThat(Load.failures(calls)).isEmpty();
+                assertThat(commandStats(server, "script|load")).as("scripts loaded again").isNotEmpty();
+            } finally {
+                RedisClients.shutDown(client);
+            }
+        }
+    }
+
+    @Test
+    void aClusterFailsOverWithoutTheApplicationRestartingOrAdmittingMoreThanTheLimit() {
+        try (RedisCluster cluster = RedisCluster.startWithReplicas()) {
+            RedissonClient client = RedisClients.connect(cluster);
+            try {
+                Watched store = new Watched(RedissonRateLimitStore.builder(client).build());
+                Tier strict = Tier.of(100, ofMinutes(10), SLIDING_LOG);
+                RateLimiter limiter = limiter(store, FailurePolicy.FAIL_CLOSED, strict);
+                String hotKey = "sluice:{outage:hot}:sl600000";
+                // Filled by a store that a cold client cannot time out; the one under test then finds it full.
+                RateLimitStore filling = RedissonRateLimitStore.builder(client).timeout(RedisClients.PATIENT).build();
+                for (int i = 0; i < 100; i++) {
+                    assertThat(filling.tryAcquire("outage:hot", List.of(strict), 1).allowed()).isTrue();
+                }
+                RedisServer master = cluster.masterOf(hotKey).orElseThrow();
+                cluster.awaitReplica(master);
+
+                Outage manual;
+                Outage killed;
+                Predicate<Call> hotKeyThreads = call -> call.thread() < 8;
+                try (Load load = Load.start(THREADS, thread -> synchronous(limiter, store, thread < 8 ? "hot" : "k" + thread))) {
+                    Load.runFor(ofSeconds(1));
+                    long failingOver = Load.now();
+                    RedisServer promoted = cluster.failOver(master);
+                    long failedOver = Load.now();
+                    Load.runFor(ofSeconds(3));
+                    manual = new Outage(load, failingOver, failedOver, hotKeyThreads);
+
+                    cluster.awaitReplica(promoted);
+                    long kill = Load.now();
+                    promoted.kill();
+                    RedisCluster.await("a replica to take over from " + promoted,
+                            () -> cluster.masterOf(hotKey).filter(node -> node != promoted).isPresent());
+                    long takenOver = Load.now();
+                    Load.runFor(ofSeconds(4));
+                    killed = new Outage(load, kill, takenOver, hotKeyThreads);
+                }
+                manual.report("CLUSTER FAILOVER");
+                killed.report("killed master");
+                for (Outage outage : List.of(manual, killed)) {
+                    outage.assertHandledBy(FailurePolicy.FAIL_CLOSED);
+                    assertThat(outage.recovery()).as("first decision by Redis after the failover")
+                            .isLessThan(ofSeconds(10));
+                }
+                assertThat(killed.answeredByPolicy()).as("calls that found the slot without a master").isPositive();
+                assertThat(store.admitted("outage:hot")).as("permits of the hot key, full before the failovers")
+                        .isZero();
+            } finally {
+                RedisClients.shutDown(client);
+            }
+        }
+    }
+
+    private static RateLimiter limiter(RateLimitStore store, FailurePolicy policy, Tier tier) {
+        return RateLimiter.builder().name("outage").store(store).tier(tier).onStoreFailure(policy).build();
+    }
+
+    /** A call of the limiter, saying who decided it: a rejection is a decision as much as an admission. */
+    private static Supplier<Object> synchronous(RateLimiter limiter, Watched store, String key) {
+        return () -> {
+            try {
+                limiter.acquire(key);
+            } catch (RateLimitExceededException rejected) {
+                // Decided all the same.
+            }
+            return store.outcome(limiter, key);
+        };
+    }
+
+    private static String commandStats(RedisServer server, String command) {
+        return server.cli("INFO", "commandstats").lines().filter(line -> line.startsWith("cmdstat_" + command + ":"))
+                .findFirst().orElse("");
+    }
+
+    /** What callers went through from a fault until the server was back, and after. */
+    private static final class Outage {
+
+        private final Load load;
+        private final long start;
+        private final long back;
+        private final Duration recovery;
+        private final List<Call> during;
+
+        Outage(Load load, long start, long back) {
+            this(load, start, back, call -> true);
+        }
+
+        /**
+         * An outage from {@code start} until the first decision by Redis of a call that
+         * {@code affected} picks after {@code back}, when the server was back.
+         */
+        Outage(Load load, long start, long back, Predicate<Call> affected) {
+            this.load = load;
+            this.start = start;
+            this.back = back;
+            this.recovery = load.firstAfter(back, affected.and(call -> call.outcome() == Outcome.DECIDED));
+            this.during = load.startedBetween(start, back + recovery.toNanos());
+        }
+
+        long answeredByPolicy() {
+            return during.stream().filter(call -> call.outcome() == Outcome.POLICY || call.failure() != null).count();
+        }
+
+        Duration recovery() {
+            return recovery;
+        }
+
+        void report(String fault) {
+            System.out.printf("FAULT %s: %.1f s until the server was back, then %d ms until a decision by Redis; %s;"
+                    + " %d answered by the policy; failures %s%n", fault, (back - start) / 1e9, recovery.toMillis(),
+                    Load.latencies(during), answeredByPolicy(), Load.failures(during));
+        }
+
+        void assertHandledBy(FailurePolicy policy) {
+            assertThat(during).isNotEmpty();
+            assertThat(Load.max(during)).as("the longest call during the outage").isLessThan(ofSeconds(1));
+            assertThat(Load.p99(during)).as("p99 during the outage").isLessThan(ofSeconds(1));
+            Set<String> failures = Load.failures(load.calls()).keySet();
+            if (policy == FailurePolicy.FAIL_CLOSED) {
+                assertThat(failures).as("exceptions callers saw")
+                        .isSubsetOf(Set.of(StoreUnavailableException.class.getSimpleName()));
+            } else {
+                assertThat(failures).as("exceptions callers saw").isEmpty();
+            }
+        }
+    }
+
+    /** The store under test, noting for each key whether its latest call failed, so that the policy answered it. */
+    private static final class Watched implements RateLimitStore {
+
+        private final RateLimitStore store;
+        private final Map<String, Boolean> failed = new ConcurrentHashMap<>();
+        private final Map<String, Long> admitted = new ConcurrentHashMap<>();
+
+        Watched(RateLimitStore store) {
+            this.store = store;
+        }
+
+        Outcome outcome(RateLimiter limiter, String key) {
+            return failed.getOrDefault(limiter.name() + ":" + key, false) ? Outcome.POLICY : Outcome.DECIDED;
+        }
+
+        long admitted(String storeKey) {
+            return admitted.getOrDefault(storeKey, 0L);
+        }
+
+        private Decision note(String key, Decision decision) {
+            failed.put(key, false);
+            if (decision.allowed()) {
+                admitted.merge(key, 1L, Long::sum);
+            }
+            return decision;
+        }
+
+        @Override
+        public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
+            try {
+                return note(key, store.tryAcquire(key, tiers, cost));
+            } catch (RuntimeException e) {
+                failed.put(key, true);
+                throw e;
+            }
+        }
+
+        @Override
+        public CompletionStage<Decision> tryAcquireAsync(String key, List<Tier> tiers, long cost) {
+            return store.tryAcquireAsync(key, tiers, cost).whenComplete((decision, failure) -> {
+                if (failure == null) {
+                    note(key, decision);
+                } else {
+                    failed.put(key, true);
+                }
+            });
+        }
+
+        @Override
+        public boolean supports(Tier tier) {
+            return store.supports(tier);
+        }
+
+        @Override
+        public Set<Algorithm> supportedAlgorithms() {
+            return store.supportedAlgorithms();
+        }
+
+        @Override
+        public Optional<StoreCircuitBreaker> circuitBreaker() {
+            return store.circuitBreaker();
+        }
+    }
+}

@@ -106,10 +106,14 @@ abstract class SampleAppContract {
         EntityExchangeResult<String> limits = send("GET", "/actuator/ratelimits", null);
         assertThat(limits.getResponseBody()).contains("{\"name\":\"partner\",\"tiers\":[{\"limit\":5,\"window\":\"PT1.1S\","
                 + "\"algorithm\":\"SLIDING_LOG\",\"countRejected\":false,\"blockFor\":\"PT0S\"}],\"store\":\""
-                + storeName() + "\",\"allowed\":20,\"rejected\":0}");
+                + storeName() + "\",\"storeState\":" + storeState() + ",\"failurePolicy\":\"LOCAL_FALLBACK\","
+                + "\"allowed\":20,\"rejected\":0}");
         assertThat(send("GET", "/actuator/metrics/sluice.wait", null).getResponseBody()).contains("\"name\":\"sluice.wait\"");
     }
 
     /** The simple name of the store class the application uses. */
     abstract String storeName();
+
+    /** The state of the store's circuit breaker as JSON: {@code null} for a store without one. */
+    abstract String storeState();
 }

@@ -7,4 +7,9 @@ class SampleAppTest extends SampleAppContract {
     String storeName() {
         return "InMemoryRateLimitStore";
     }
+
+    @Override
+    String storeState() {
+        return "null";
+    }
 }

@@ -4,12 +4,14 @@ import dev.sluice.RateLimiter;
 import dev.sluice.Tier;
 import dev.sluice.aop.MethodRateLimiter;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 
 /**
- * The {@code ratelimits} actuator endpoint: every limiter with its tiers, store, and the calls it
- * allowed and rejected since the application started.
+ * The {@code ratelimits} actuator endpoint: every limiter with its tiers, its store and the
+ * state of the store's circuit breaker, its failure policy, and the calls it allowed and rejected
+ * since the application started.
  */
 @Endpoint(id = "ratelimits")
 public class RateLimitsEndpoint {
@@ -33,6 +35,8 @@ public class RateLimitsEndpoint {
                 .map(limiter -> new LimiterDescriptor(limiter.name(),
                         limiter.tiers().stream().map(TierDescriptor::of).toList(),
                         TimedRateLimitStore.name(limiter.store()),
+                        limiter.store().circuitBreaker().map(breaker -> breaker.state().name()).orElse(null),
+                        limiter.onStoreFailure().name(),
                         statistics.allowed(limiter.name()), statistics.rejected(limiter.name())))
                 .toList());
     }
@@ -48,14 +52,17 @@ public class RateLimitsEndpoint {
     /**
      * One limiter.
      *
-     * @param name     its name
-     * @param tiers    its tiers
-     * @param store    the store's type
-     * @param allowed  calls allowed since start
-     * @param rejected calls rejected since start
+     * @param name          its name
+     * @param tiers         its tiers
+     * @param store         the store's type
+     * @param storeState    the state of the store's circuit breaker (CLOSED, OPEN or HALF_OPEN);
+     *                      null for a store without one
+     * @param failurePolicy what its calls do when the store cannot decide them
+     * @param allowed       calls allowed since start
+     * @param rejected      calls rejected since start
      */
-    public record LimiterDescriptor(String name, List<TierDescriptor> tiers, String store, long allowed,
-                                    long rejected) {
+    public record LimiterDescriptor(String name, List<TierDescriptor> tiers, String store, @Nullable String storeState,
+                                    String failurePolicy, long allowed, long rejected) {
     }
 
     /**

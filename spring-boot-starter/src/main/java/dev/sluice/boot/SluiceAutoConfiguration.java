@@ -4,13 +4,11 @@ import dev.sluice.InMemoryRateLimitStore;
 import dev.sluice.RateLimitStore;
 import dev.sluice.config.EnableRateLimiting;
 import dev.sluice.config.MethodRateLimiterCustomizer;
-import dev.sluice.redisson.RedissonClientConfigs;
 import dev.sluice.redisson.RedissonRateLimitStore;
 import java.time.InstantSource;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.BaseConfig;
-import org.redisson.config.Config;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -52,18 +50,22 @@ public class SluiceAutoConfiguration {
     }
 
     /**
-     * Applies {@code sluice.failure-policy} and {@code sluice.limits.*}.
+     * Applies {@code sluice.failure-policy} (deciding in a store like the in-memory one under
+     * {@code local-fallback}) and {@code sluice.limits.*}.
      *
      * @param properties the settings
      * @param overrides  the limits from configuration
      * @param statistics counts calls per limiter
+     * @param clock      the application's clock, if it has exactly one
      * @return the customizer
      */
     @Bean
     MethodRateLimiterCustomizer sluicePropertiesCustomizer(SluiceProperties properties,
                                                            PropertiesLimitOverrides overrides,
-                                                           RateLimitStatistics statistics) {
+                                                           RateLimitStatistics statistics,
+                                                           ObjectProvider<InstantSource> clock) {
         return builder -> builder.onStoreFailure(properties.getFailurePolicy())
+                .fallbackStore(inMemoryStore(properties, clock))
                 .overrides(overrides)
                 .listener(statistics);
     }
@@ -80,45 +82,48 @@ public class SluiceAutoConfiguration {
     @ConditionalOnProperty(name = "sluice.store", havingValue = "memory", matchIfMissing = true)
     InMemoryRateLimitStore sluiceInMemoryRateLimitStore(SluiceProperties properties,
                                                         ObjectProvider<InstantSource> clock) {
+        return inMemoryStore(properties, clock);
+    }
+
+    private static InMemoryRateLimitStore inMemoryStore(SluiceProperties properties, ObjectProvider<InstantSource> clock) {
         return InMemoryRateLimitStore.builder()
                 .clock(clock.getIfUnique(InstantSource::system))
                 .maximumKeys(properties.getMemory().getMaximumKeys())
                 .build();
     }
 
-    /** {@code sluice.store=redis}: the Lua store, on the application's Redisson client or one of its own. */
+    /**
+     * {@code sluice.store=redis}: the Lua store, on the application's Redisson client or one of
+     * its own, which does not wait for Redis to start.
+     */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnProperty(name = "sluice.store", havingValue = "redis")
     @ConditionalOnClass(name = "dev.sluice.redisson.RedissonRateLimitStore")
     @ConditionalOnMissingBean(RateLimitStore.class)
     static class RedisStoreConfiguration {
 
-        @Bean(destroyMethod = "shutdown")
+        private static final String OWN_CLIENT = "sluiceRedissonClient";
+
+        @Bean(name = OWN_CLIENT, destroyMethod = "shutdown")
         @ConditionalOnMissingBean(RedissonClient.class)
         RedissonClient sluiceRedissonClient(SluiceProperties properties, Environment environment) {
-            RedisConnection redis = RedisConnection.of(properties.getRedis(), environment);
-            Config config;
-            BaseConfig<?> connection;
-            if (redis.nodes().isEmpty()) {
-                config = RedissonClientConfigs.singleServer(redis.address());
-                connection = config.useSingleServer().setDatabase(redis.database());
-            } else {
-                config = RedissonClientConfigs.cluster(redis.nodes());
-                connection = config.useClusterServers();
-            }
-            if (redis.username() != null) {
-                config.setUsername(redis.username());
-            }
-            if (redis.password() != null) {
-                config.setPassword(redis.password());
-            }
-            connection.setTimeout(3_000);
-            return Redisson.create(config);
+            return Redisson.create(RedisConnection.config(properties.getRedis(), environment));
         }
 
+        /**
+         * The store, which connects and loads its script in the background as the application
+         * starts.
+         */
         @Bean
-        RedissonRateLimitStore sluiceRedissonRateLimitStore(RedissonClient client, SluiceProperties properties) {
-            return RedissonRateLimitStore.builder(client).keyPrefix(properties.getRedis().getKeyPrefix()).build();
+        RedissonRateLimitStore sluiceRedissonRateLimitStore(RedissonClient client, SluiceProperties properties,
+                                                            Environment environment, BeanFactory beanFactory) {
+            boolean ownClient = beanFactory.containsBean(OWN_CLIENT) && beanFactory.getBean(OWN_CLIENT) == client;
+            RedissonRateLimitStore.Builder store = RedissonRateLimitStore.builder(client)
+                    .keyPrefix(properties.getRedis().getKeyPrefix());
+            RedisConnection.timeout(properties.getRedis(), environment, ownClient).ifPresent(store::timeout);
+            RedissonRateLimitStore built = store.build();
+            built.warmUp();
+            return built;
         }
     }
 

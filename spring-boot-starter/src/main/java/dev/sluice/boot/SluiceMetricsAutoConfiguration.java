@@ -1,8 +1,12 @@
 package dev.sluice.boot;
 
 import dev.sluice.RateLimitStore;
+import dev.sluice.StoreCircuitBreaker;
 import dev.sluice.config.MethodRateLimiterCustomizer;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.util.Locale;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -10,8 +14,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.context.annotation.Bean;
 
 /**
- * Micrometer metrics for Sluice: {@code sluice.decisions}, {@code sluice.store.latency} and
- * {@code sluice.wait}, when the application has a {@link MeterRegistry}.
+ * Micrometer metrics for Sluice: {@code sluice.decisions}, {@code sluice.store.latency},
+ * {@code sluice.store.state} and {@code sluice.wait}, when the application has a
+ * {@link MeterRegistry}.
  */
 @AutoConfiguration(after = SluiceAutoConfiguration.class,
         afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")
@@ -32,5 +37,25 @@ public class SluiceMetricsAutoConfiguration {
         MicrometerRateLimitListener listener = new MicrometerRateLimitListener(registry);
         TimedRateLimitStore timed = new TimedRateLimitStore(store, registry);
         return builder -> builder.store(timed).listener(listener);
+    }
+
+    /**
+     * {@code sluice.store.state} (tags {@code store}, {@code state}: closed, open or half_open):
+     * 1 for the state the store's circuit breaker is in, 0 for the others.
+     *
+     * @param store the store the limiters use
+     * @return the gauges; none for a store without a circuit breaker
+     */
+    @Bean
+    MeterBinder sluiceStoreStateMetrics(RateLimitStore store) {
+        return registry -> store.circuitBreaker().ifPresent(breaker -> {
+            for (StoreCircuitBreaker.State state : StoreCircuitBreaker.State.values()) {
+                Gauge.builder("sluice.store.state", breaker, circuit -> circuit.state() == state ? 1 : 0)
+                        .description("1 for the state the store's circuit breaker is in, 0 for the others")
+                        .tag("store", TimedRateLimitStore.name(store))
+                        .tag("state", state.name().toLowerCase(Locale.ROOT))
+                        .register(registry);
+            }
+        });
     }
 }

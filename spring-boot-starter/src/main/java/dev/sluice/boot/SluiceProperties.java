@@ -180,8 +180,9 @@ public class SluiceProperties {
      * The Redis store's settings. The application's own RedissonClient bean is used when there
      * is one; otherwise one is made from these. When they name neither an address nor cluster
      * nodes, the client connects where Spring Boot's {@code spring.data.redis.*} settings say
-     * (url, host, port, username, password, database, ssl.enabled, cluster.nodes), which is
-     * localhost:6379 by default.
+     * (url, host, port, username, password, database, ssl.enabled, cluster.nodes, sentinel.*,
+     * timeout, connect-timeout), which is localhost:6379 by default. The client Sluice makes
+     * connects lazily: the application starts while Redis is down.
      */
     public static class Redis {
 
@@ -202,6 +203,13 @@ public class SluiceProperties {
 
         /** The first part of every key Sluice writes. */
         private String keyPrefix = "sluice";
+
+        /**
+         * How long a decision may take before it fails and its limiter follows its failure
+         * policy: the most a Redis outage costs a call. Default 100ms; when Sluice makes its own
+         * client, spring.data.redis.timeout applies if this is not set.
+         */
+        private @Nullable Duration timeout;
 
         /**
          * The server's address.
@@ -291,6 +299,24 @@ public class SluiceProperties {
          */
         public void setKeyPrefix(String keyPrefix) {
             this.keyPrefix = keyPrefix;
+        }
+
+        /**
+         * How long a decision may take.
+         *
+         * @return the timeout, or null for the default
+         */
+        public @Nullable Duration getTimeout() {
+            return timeout;
+        }
+
+        /**
+         * Sets how long a decision may take.
+         *
+         * @param timeout the timeout
+         */
+        public void setTimeout(@Nullable Duration timeout) {
+            this.timeout = timeout;
         }
     }
 

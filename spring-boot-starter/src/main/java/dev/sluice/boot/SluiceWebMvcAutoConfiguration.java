@@ -19,7 +19,8 @@ import org.springframework.web.servlet.DispatcherServlet;
 
 /**
  * Sluice in Spring MVC applications: {@code #ip} and {@code #request} in key expressions,
- * rate-limit headers on responses, and {@code 429} for rejected calls.
+ * rate-limit headers on responses, {@code 429} for rejected calls and {@code 503} for calls that
+ * could not be checked under {@code FAIL_CLOSED}.
  */
 @AutoConfiguration(after = SluiceAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "sluice.enabled", matchIfMissing = true)
@@ -73,15 +74,15 @@ public class SluiceWebMvcAutoConfiguration {
     }
 
     /**
-     * The 429 answer, ahead of the application's own exception handlers unless they are ordered
-     * before {@code Ordered.HIGHEST_PRECEDENCE + 1000}.
+     * The 429 and 503 answers, ahead of the application's own exception handlers unless they are
+     * ordered before {@code Ordered.HIGHEST_PRECEDENCE + 1000}.
      *
      * @param headers the header writer
      * @return the handler
      */
     @Bean
     @Order(Ordered.HIGHEST_PRECEDENCE + 1000)
-    RateLimitExceededExceptionHandler sluiceRateLimitExceededExceptionHandler(RateLimitResponseHeaders headers) {
-        return new RateLimitExceededExceptionHandler(headers);
+    RateLimitExceptionHandler sluiceRateLimitExceptionHandler(RateLimitResponseHeaders headers) {
+        return new RateLimitExceptionHandler(headers);
     }
 }

@@ -2,11 +2,13 @@ package dev.sluice.boot;
 
 import dev.sluice.Decision;
 import dev.sluice.RateLimitStore;
+import dev.sluice.StoreCircuitBreaker;
 import dev.sluice.Tier;
 import dev.sluice.annotation.Algorithm;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 
@@ -50,5 +52,10 @@ final class TimedRateLimitStore implements RateLimitStore {
     @Override
     public boolean supports(Tier tier) {
         return store.supports(tier);
+    }
+
+    @Override
+    public Optional<StoreCircuitBreaker> circuitBreaker() {
+        return store.circuitBreaker();
     }
 }

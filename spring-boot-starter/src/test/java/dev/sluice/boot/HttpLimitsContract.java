@@ -119,7 +119,8 @@ abstract class HttpLimitsContract {
         assertThat(endpoint.getStatus().value()).isEqualTo(200);
         assertThat(endpoint.getResponseBody())
                 .contains("{\"name\":\"otp-ip\",\"tiers\":[{\"limit\":3,\"window\":\"PT1M\",\"algorithm\":\"SLIDING_LOG\","
-                        + "\"countRejected\":false,\"blockFor\":\"PT15M\"}],\"store\":\"" + storeName() + "\",\"allowed\":")
+                        + "\"countRejected\":false,\"blockFor\":\"PT15M\"}],\"store\":\"" + storeName() + "\",\"storeState\":"
+                        + storeState() + ",\"failurePolicy\":\"LOCAL_FALLBACK\",\"allowed\":")
                 .contains("\"name\":\"org-reads\",\"tiers\":[{\"limit\":2,\"window\":\"PT1M\"");
     }
 
@@ -130,4 +131,7 @@ abstract class HttpLimitsContract {
 
     /** The simple name of the store class the application uses. */
     abstract String storeName();
+
+    /** The state of the store's circuit breaker as JSON: {@code null} for a store without one. */
+    abstract String storeState();
 }

@@ -7,4 +7,9 @@ class InMemoryHttpLimitsTest extends HttpLimitsContract {
     String storeName() {
         return "InMemoryRateLimitStore";
     }
+
+    @Override
+    String storeState() {
+        return "null";
+    }
 }

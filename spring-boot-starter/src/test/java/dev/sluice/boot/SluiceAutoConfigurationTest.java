@@ -5,11 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.Decision;
 import dev.sluice.InMemoryRateLimitStore;
 import dev.sluice.RateLimitStore;
+import dev.sluice.StoreUnavailableException;
 import dev.sluice.Tier;
 import dev.sluice.aop.MethodRateLimiter;
 import dev.sluice.annotation.Algorithm;
 import dev.sluice.aop.RateLimitedAspect;
 import dev.sluice.redisson.RedissonRateLimitStore;
+import dev.sluice.redisson.testing.RedisClients;
 import dev.sluice.redisson.testing.RedisExtension;
 import dev.sluice.redisson.testing.RedisServer;
 import java.time.Duration;
@@ -89,6 +91,56 @@ class SluiceAutoConfigurationTest {
             decide(context, "own-address");
             assertThat(redis.cli("EXISTS", "sluice:{own-address}:meta")).isEqualTo("1");
         });
+    }
+
+    @Test
+    void connectsThroughSentinelWhenSpringBootsRedisSettingsNameIt() {
+        try (RedisServer master = RedisServer.start(); RedisServer sentinel = RedisServer.startSentinel(master, "primary")) {
+            runner.withPropertyValues("sluice.store=redis", "spring.data.redis.sentinel.master=primary",
+                    "spring.data.redis.sentinel.nodes=127.0.0.1:" + sentinel.port()).run(context -> {
+                decide(context, "through-sentinel");
+                assertThat(master.cli("EXISTS", "sluice:{through-sentinel}:meta")).isEqualTo("1");
+            });
+        }
+    }
+
+    @Test
+    void takesTheDecisionTimeoutFromSluiceThenFromSpringBootForItsOwnClient(RedisServer redis) {
+        String[] ownClient = {"sluice.store=redis", "sluice.redis.address=" + redis.address(),
+            "spring.data.redis.timeout=300ms"};
+        runner.withPropertyValues(ownClient).run(context ->
+                assertThat(timeoutWhilePaused(context, redis)).hasMessage("Redis did not answer within 300 ms"));
+        runner.withPropertyValues(ownClient).withPropertyValues("sluice.redis.timeout=200ms").run(context ->
+                assertThat(timeoutWhilePaused(context, redis)).hasMessage("Redis did not answer within 200 ms"));
+    }
+
+    @Test
+    void leavesTheApplicationsOwnClientToTheStoresDefaultTimeout(RedisServer redis) {
+        runner.withPropertyValues("sluice.store=redis", "spring.data.redis.timeout=300ms")
+                .withBean(RedissonClient.class, () -> RedisClients.connect(redis),
+                        definition -> definition.setDestroyMethodName("shutdown"))
+                .run(context -> assertThat(timeoutWhilePaused(context, redis))
+                        .hasMessage("Redis did not answer within 100 ms"));
+    }
+
+    /** What a decision fails with while Redis holds back every script. */
+    private static StoreUnavailableException timeoutWhilePaused(AssertableApplicationContext context, RedisServer redis) {
+        RateLimitStore store = context.getBean(RateLimitStore.class);
+        List<Tier> tiers = List.of(Tier.of(1_000, Duration.ofMinutes(1), Algorithm.FIXED_WINDOW));
+        try {
+            store.tryAcquire("timeout", tiers, 1);
+        } catch (StoreUnavailableException slowStart) {
+            // Only connecting; whether this first call made it does not matter.
+        }
+        redis.cli("CLIENT", "PAUSE", "5000", "WRITE");
+        try {
+            store.tryAcquire("timeout", tiers, 1);
+            throw new AssertionError("decided while Redis was paused");
+        } catch (StoreUnavailableException e) {
+            return e;
+        } finally {
+            redis.cli("CLIENT", "UNPAUSE");
+        }
     }
 
     private static void decide(AssertableApplicationContext context, String key) {

@@ -1,0 +1,83 @@
+package dev.sluice.boot;
+
+import dev.sluice.RateLimitExceededException;
+import dev.sluice.StoreUnavailableException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.net.URI;
+import java.util.List;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+
+/**
+ * Answers Sluice's exceptions with RFC 9457 {@code application/problem+json} bodies:
+ *
+ * <ul>
+ * <li>{@link RateLimitExceededException} becomes {@code 429 Too Many Requests}, of type
+ * {@code quota-exceeded}, whose {@code detail} is the limiter's message and whose
+ * {@code violated-policies} names the limiter, with {@code Retry-After} in whole seconds rounded
+ * up and the rate-limit headers;</li>
+ * <li>{@link StoreUnavailableException}, which a limiter with the {@code FAIL_CLOSED} failure
+ * policy throws while its store cannot decide, becomes {@code 503 Service Unavailable} with a
+ * short {@code Retry-After}: the service is fine, but the call cannot be checked right now.</li>
+ * </ul>
+ *
+ * <p>The key is never sent. Registered by the starter with order
+ * {@code Ordered.HIGHEST_PRECEDENCE + 1000}, ahead of the application's usual advice; an
+ * application that wants its own answers handles the exceptions in an advice ordered before it.
+ */
+@RestControllerAdvice
+public class RateLimitExceptionHandler {
+
+    /** The problem type registered for exceeded quotas. */
+    public static final URI QUOTA_EXCEEDED = URI.create("https://iana.org/assignments/http-problem-types#quota-exceeded");
+
+    private final RateLimitResponseHeaders headers;
+
+    RateLimitExceptionHandler(RateLimitResponseHeaders headers) {
+        this.headers = headers;
+    }
+
+    /**
+     * Answers a rejected call.
+     *
+     * @param rejection the rejection
+     * @param request   the request
+     * @param response  the response, for the headers
+     * @return the 429 problem
+     */
+    @ExceptionHandler(RateLimitExceededException.class)
+    public ResponseEntity<ProblemDetail> tooManyRequests(RateLimitExceededException rejection,
+                                                         HttpServletRequest request, HttpServletResponse response) {
+        headers.writeRejection(request, response, rejection.limiterName(), rejection.decision());
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS, rejection.reason());
+        problem.setType(QUOTA_EXCEEDED);
+        problem.setTitle("Request cannot be satisfied as assigned quota has been exceeded");
+        problem.setProperty("violated-policies", List.of(rejection.limiterName()));
+        return ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS)
+                .contentType(MediaType.APPLICATION_PROBLEM_JSON)
+                .body(problem);
+    }
+
+    /**
+     * Answers a call whose limit could not be checked, under {@code FAIL_CLOSED}.
+     *
+     * @param unavailable what the limiter threw
+     * @return the 503 problem
+     */
+    @ExceptionHandler(StoreUnavailableException.class)
+    public ResponseEntity<ProblemDetail> serviceUnavailable(StoreUnavailableException unavailable) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
+                "The rate limit of this request cannot be checked right now; try again shortly.");
+        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
+                .header(HttpHeaders.RETRY_AFTER,
+                        String.valueOf(Math.max(1, RateLimitResponseHeaders.seconds(unavailable.retryAfter()))))
+                .contentType(MediaType.APPLICATION_PROBLEM_JSON)
+                .body(problem);
+    }
+}

@@ -1,0 +1,54 @@
+package dev.sluice.boot;
+
+import dev.sluice.RateLimitStore;
+import dev.sluice.StoreCircuitBreaker;
+import dev.sluice.annotation.FailurePolicy;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+
+/**
+ * The {@code sluice} health component: the state of the store's circuit breaker.
+ * {@code UP} while the store answers; {@code CIRCUIT_OPEN} while it fails and the limiters follow
+ * their failure policy; {@code CIRCUIT_HALF_OPEN} while one call probes it. The last two are
+ * statuses of their own, which leave the application's overall health {@code UP}: a limiter
+ * whose store is down still serves by its failure policy, and must not take the instance out of
+ * its load balancer. An application whose limits fail closed may rank them below {@code DOWN}
+ * and map them to 503: {@code management.endpoint.health.status.order=DOWN,OUT_OF_SERVICE,CIRCUIT_OPEN,UP,UNKNOWN}
+ * and {@code management.endpoint.health.status.http-mapping.circuit-open=503}.
+ */
+public class RateLimitStoreHealthIndicator implements HealthIndicator {
+
+    /** The status while the store fails. */
+    public static final Status CIRCUIT_OPEN = new Status("CIRCUIT_OPEN", "The rate limit store fails: limiters"
+            + " follow their failure policy");
+
+    /** The status while one call probes a failing store. */
+    public static final Status CIRCUIT_HALF_OPEN = new Status("CIRCUIT_HALF_OPEN", "One call probes the failing"
+            + " rate limit store");
+
+    private final RateLimitStore store;
+    private final FailurePolicy defaultFailurePolicy;
+
+    RateLimitStoreHealthIndicator(RateLimitStore store, FailurePolicy defaultFailurePolicy) {
+        this.store = store;
+        this.defaultFailurePolicy = defaultFailurePolicy;
+    }
+
+    @Override
+    public Health health() {
+        Health.Builder health = Health.up()
+                .withDetail("store", TimedRateLimitStore.name(store))
+                .withDetail("defaultFailurePolicy", defaultFailurePolicy);
+        store.circuitBreaker().ifPresent(breaker -> {
+            StoreCircuitBreaker.State state = breaker.state();
+            health.withDetail("circuitBreaker", state);
+            switch (state) {
+                case OPEN -> health.status(CIRCUIT_OPEN).withDetail("retryAfter", breaker.retryAfter());
+                case HALF_OPEN -> health.status(CIRCUIT_HALF_OPEN);
+                case CLOSED -> { }
+            }
+        });
+        return health.build();
+    }
+}

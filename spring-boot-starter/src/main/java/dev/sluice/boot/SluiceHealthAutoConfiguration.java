@@ -1,0 +1,34 @@
+package dev.sluice.boot;
+
+import dev.sluice.RateLimitStore;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * The {@code sluice} health component, when Spring Boot's health support is present:
+ * {@code management.health.sluice.enabled=false} turns it off.
+ */
+@AutoConfiguration(after = SluiceAutoConfiguration.class)
+@ConditionalOnBooleanProperty(name = "sluice.enabled", matchIfMissing = true)
+@ConditionalOnClass(HealthIndicator.class)
+@ConditionalOnBean(RateLimitStore.class)
+@ConditionalOnEnabledHealthIndicator("sluice")
+public class SluiceHealthAutoConfiguration {
+
+    /**
+     * Reports the store's circuit breaker.
+     *
+     * @param store      the store the limiters use
+     * @param properties for the default failure policy
+     * @return the indicator
+     */
+    @Bean
+    RateLimitStoreHealthIndicator sluiceHealthIndicator(RateLimitStore store, SluiceProperties properties) {
+        return new RateLimitStoreHealthIndicator(store, properties.getFailurePolicy());
+    }
+}

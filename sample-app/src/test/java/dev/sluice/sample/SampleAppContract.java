@@ -107,7 +107,8 @@ abstract class SampleAppContract {
         assertThat(limits.getResponseBody()).contains("{\"name\":\"partner\",\"tiers\":[{\"limit\":5,\"window\":\"PT1.1S\","
                 + "\"algorithm\":\"SLIDING_LOG\",\"countRejected\":false,\"blockFor\":\"PT0S\"}],\"store\":\""
                 + storeName() + "\",\"storeState\":" + storeState() + ",\"failurePolicy\":\"LOCAL_FALLBACK\","
-                + "\"allowed\":20,\"rejected\":0}");
+                + "\"allowed\":20,\"rejected\":0}")
+                .contains("\"name\":\"otp-ip\"").contains("\"failurePolicy\":\"FAIL_CLOSED\"");
         assertThat(send("GET", "/actuator/metrics/sluice.wait", null).getResponseBody()).contains("\"name\":\"sluice.wait\"");
     }
 

@@ -122,7 +122,8 @@ public final class Bucket4jRedissonStore implements RateLimitStore {
     @Override
     public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
         RateLimitStore.check(this, key, tiers, cost);
-        return RedisCalls.join(decide(key, tiers, cost));
+        Request request = request(key, tiers, cost);
+        return redis.callAndWait(List.of(request.bucketKey), request::consume, unreceived -> { }, request::decision);
     }
 
     @Override
@@ -132,35 +133,45 @@ public final class Bucket4jRedissonStore implements RateLimitStore {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return RedisCalls.completeOn(executor, decide(key, tiers, cost));
+        Request request = request(key, tiers, cost);
+        return RedisCalls.completeOn(executor,
+                redis.call(List.of(request.bucketKey), request::consume, unreceived -> { }, request::decision));
     }
 
-    private CompletableFuture<Decision> decide(String key, List<Tier> tiers, long cost) {
+    /**
+     * One call to a bucket. Tokens taken for a caller that gave up stay taken: giving them back
+     * after some refill could credit more than the call took.
+     */
+    private record Request(String bucketKey, AsyncBucketProxy bucket, BucketConfiguration configuration,
+                           List<Tier> bandwidths, long cost) {
+
+        CompletableFuture<VerboseResult<ConsumptionProbe>> consume() {
+            return bucket.asVerbose().tryConsumeAndReturnRemaining(cost).thenCompose(result -> {
+                if (configuration.equals(result.getConfiguration())) {
+                    return CompletableFuture.completedFuture(result);
+                }
+                // Decided under the tiers the bucket had: give back what it took, then decide again.
+                CompletableFuture<Void> refunded = result.getValue().isConsumed()
+                        ? bucket.addTokens(cost) : CompletableFuture.completedFuture(null);
+                return refunded
+                        .thenCompose(done -> bucket.replaceConfiguration(configuration,
+                                TokensInheritanceStrategy.ADDITIVE))
+                        .thenCompose(replaced -> bucket.asVerbose().tryConsumeAndReturnRemaining(cost));
+            });
+        }
+
+        Decision decision(VerboseResult<ConsumptionProbe> result) {
+            return Bucket4jRedissonStore.decision(result, bandwidths, cost);
+        }
+    }
+
+    private Request request(String key, List<Tier> tiers, long cost) {
         List<Tier> bandwidths = byWindow(tiers);
         BucketConfiguration configuration = configuration(bandwidths);
         String bucketKey = bucketKey(key, bandwidths);
         AsyncBucketProxy bucket = buckets.asAsync().builder().build(bucketKey,
                 () -> CompletableFuture.completedFuture(configuration));
-        // Tokens taken for a caller that gave up stay taken: giving them back after some refill could credit
-        // more than the call took.
-        return redis.call(List.of(bucketKey), () -> consume(bucket, configuration, cost), unreceived -> { })
-                .thenApply(result -> decision(result, bandwidths, cost));
-    }
-
-    private static CompletableFuture<VerboseResult<ConsumptionProbe>> consume(AsyncBucketProxy bucket,
-                                                                              BucketConfiguration configuration,
-                                                                              long cost) {
-        return bucket.asVerbose().tryConsumeAndReturnRemaining(cost).thenCompose(result -> {
-            if (configuration.equals(result.getConfiguration())) {
-                return CompletableFuture.completedFuture(result);
-            }
-            // Decided under the tiers the bucket had: give back what it took, then decide again.
-            CompletableFuture<Void> refunded = result.getValue().isConsumed()
-                    ? bucket.addTokens(cost) : CompletableFuture.completedFuture(null);
-            return refunded
-                    .thenCompose(done -> bucket.replaceConfiguration(configuration, TokensInheritanceStrategy.ADDITIVE))
-                    .thenCompose(replaced -> bucket.asVerbose().tryConsumeAndReturnRemaining(cost));
-        });
+        return new Request(bucketKey, bucket, configuration, bandwidths, cost);
     }
 
     /** The tiers in a fixed order, so that one set of tiers is one bucket whatever order it comes in. */

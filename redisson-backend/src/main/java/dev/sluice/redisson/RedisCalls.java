@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -15,6 +16,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.redisson.client.RedisTimeoutException;
 
@@ -56,33 +58,71 @@ final class RedisCalls {
     }
 
     /**
-     * Sends a command unless the breaker is open, and fails it when it has not completed within
-     * the timeout.
+     * Sends a call unless the breaker is open, and waits on the calling thread for its answer,
+     * for at most the timeout.
      *
      * @param keys       the keys the command names, kept out of any message
      * @param command    sends the command
      * @param unreceived given a reply that came after the caller had given up
-     * @return the reply, or a stage failed with {@link StoreUnavailableException}
+     * @param decision   reads the reply; what it throws is a failure of the store too
+     * @return the decision
+     * @throws StoreUnavailableException when the store did not decide in time, or failed
      */
-    <T> CompletableFuture<T> call(Collection<?> keys, Supplier<CompletableFuture<T>> command,
-                                  Consumer<T> unreceived) {
+    <T, R> R callAndWait(Collection<?> keys, Supplier<CompletableFuture<T>> command, Consumer<T> unreceived,
+                         Function<T, R> decision) {
+        CompletableFuture<T> reply = dispatch(command, unreceived);
+        try {
+            return answered(reply.get(timeout.toNanos(), TimeUnit.NANOSECONDS), decision, keys);
+        } catch (ExecutionException e) {
+            throw failed(e.getCause(), keys);
+        } catch (TimeoutException | InterruptedException e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            // From now on an answer goes to unreceived, unless it won the race just now.
+            reply.completeExceptionally(e);
+            try {
+                return answered(reply.join(), decision, keys);
+            } catch (CompletionException lost) {
+                throw failed(unwrap(lost), keys);
+            }
+        }
+    }
+
+    /**
+     * Sends a call unless the breaker is open, without blocking: the stage fails when the call
+     * has no answer within the timeout.
+     *
+     * @param keys       the keys the command names, kept out of any message
+     * @param command    sends the command
+     * @param unreceived given a reply that came after the caller had given up
+     * @param decision   reads the reply; what it throws is a failure of the store too
+     * @return the decision, or a stage failed with {@link StoreUnavailableException}
+     */
+    <T, R> CompletableFuture<R> call(Collection<?> keys, Supplier<CompletableFuture<T>> command,
+                                     Consumer<T> unreceived, Function<T, R> decision) {
+        CompletableFuture<T> reply;
+        try {
+            reply = dispatch(command, unreceived);
+        } catch (StoreUnavailableException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return reply.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS).handle((value, failure) -> {
+            if (failure != null) {
+                throw failed(unwrap(failure), keys);
+            }
+            return answered(value, decision, keys);
+        });
+    }
+
+    /** Sends a command, or refuses it while the breaker is open. Its reply's first completion wins. */
+    private <T> CompletableFuture<T> dispatch(Supplier<CompletableFuture<T>> command, Consumer<T> unreceived) {
         if (!breaker.tryAcquirePermission()) {
-            return CompletableFuture.failedFuture(breaker.rejection());
+            throw breaker.rejection();
         }
         CompletableFuture<T> reply = new CompletableFuture<>();
-        CompletableFuture<T> answer = reply.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
-                .handle((value, failure) -> {
-                    if (failure == null) {
-                        connected = true;
-                        breaker.onSuccess();
-                        return value;
-                    }
-                    StoreUnavailableException unavailable = unavailable(unwrap(failure), keys);
-                    breaker.onFailure(unavailable);
-                    throw unavailable;
-                });
         Runnable sending = () -> send(command).whenComplete((value, failure) -> {
-            // Whichever settles the caller's stage first, the reply or the timeout, wins.
+            // Whichever settles the caller's stage first, the reply or the deadline, wins.
             boolean received = failure == null ? reply.complete(value) : reply.completeExceptionally(failure);
             if (!received && failure == null) {
                 unreceived.accept(value);
@@ -98,7 +138,27 @@ final class RedisCalls {
                 }
             });
         }
-        return answer;
+        return reply;
+    }
+
+    private <T, R> R answered(T reply, Function<T, R> decision, Collection<?> keys) {
+        R decided;
+        try {
+            decided = decision.apply(reply);
+        } catch (RuntimeException e) {
+            throw failed(e, keys);
+        }
+        if (!connected) {
+            connected = true;
+        }
+        breaker.onSuccess();
+        return decided;
+    }
+
+    private StoreUnavailableException failed(Throwable failure, Collection<?> keys) {
+        StoreUnavailableException unavailable = unavailable(failure, keys);
+        breaker.onFailure(unavailable);
+        return unavailable;
     }
 
     /**
@@ -202,19 +262,4 @@ final class RedisCalls {
         return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
     }
 
-    /**
-     * Waits for a stage and gives its outcome to a synchronous caller.
-     *
-     * @throws RuntimeException what the stage failed with, unwrapped
-     */
-    static <T> T join(CompletableFuture<T> stage) {
-        try {
-            return stage.join();
-        } catch (CompletionException e) {
-            if (e.getCause() instanceof RuntimeException cause) {
-                throw cause;
-            }
-            throw e;
-        }
-    }
 }

@@ -62,9 +62,10 @@ import org.redisson.client.codec.StringCodec;
  * {@linkplain Builder#timeout(Duration) timeout} (100 ms by default), whatever the client's own
  * timeouts, fails with {@link StoreUnavailableException}, and its limiter applies its failure
  * policy. A decision is sent once and never retried: the client's retry settings are ignored,
- * so a call that times out is never counted twice. It carries a deadline in the server's time,
- * half the timeout away, and the script refuses it past that deadline, so a call that waited
- * behind a paused server while its caller gave up is not counted either. After
+ * so a call that times out is never counted twice. It carries its caller's deadline in the
+ * server's time, and the script refuses it past that deadline, so a call that waited behind a
+ * paused server while its caller gave up is not counted either; one whose answer came too late
+ * for its caller is taken back. After
  * repeated failures the store's {@linkplain Builder#circuitBreaker(StoreCircuitBreaker) circuit
  * breaker} stops sending calls for a while, so an outage costs callers nothing but the first few
  * timeouts. The store does not need Redis to be up when it is built, and works with a client
@@ -85,7 +86,7 @@ public final class RedissonRateLimitStore implements RateLimitStore {
     private final StoreCircuitBreaker breaker;
     private final RedisCalls redis;
     private final ServerClock serverClock = new ServerClock(InstantSource.system());
-    private final long serverBudgetMillis;
+    private final long timeoutMillis;
     private final String instanceId = UUID.randomUUID().toString();
     private final AtomicLong calls = new AtomicLong();
 
@@ -100,8 +101,7 @@ public final class RedissonRateLimitStore implements RateLimitStore {
         this.breaker = builder.breaker != null ? builder.breaker
                 : StoreCircuitBreaker.builder().name(RedissonRateLimitStore.class.getSimpleName()).build();
         this.redis = new RedisCalls(builder.timeout, breaker);
-        // The other half of the timeout is for the reply to come back before the caller gives up.
-        this.serverBudgetMillis = builder.timeout.toMillis() / 2;
+        this.timeoutMillis = builder.timeout.toMillis();
     }
 
     /**
@@ -117,7 +117,8 @@ public final class RedissonRateLimitStore implements RateLimitStore {
     @Override
     public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
         RateLimitStore.check(this, key, tiers, cost);
-        return RedisCalls.join(decide(call(key, tiers, cost)));
+        Call call = call(key, tiers, cost);
+        return redis.callAndWait(call.keys, () -> send(call), reply -> takeBack(call, reply), this::decision);
     }
 
     @Override
@@ -129,7 +130,8 @@ public final class RedissonRateLimitStore implements RateLimitStore {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return RedisCalls.completeOn(executor, decide(call));
+        return RedisCalls.completeOn(executor,
+                redis.call(call.keys, () -> send(call), reply -> takeBack(call, reply), this::decision));
     }
 
     /**
@@ -147,10 +149,6 @@ public final class RedissonRateLimitStore implements RateLimitStore {
     @Override
     public Optional<StoreCircuitBreaker> circuitBreaker() {
         return Optional.of(breaker);
-    }
-
-    private CompletableFuture<Decision> decide(Call call) {
-        return redis.call(call.keys, () -> send(call), reply -> takeBack(call, reply)).thenApply(this::decision);
     }
 
     /** Runs the script for a call: the reply, as Redis sent it. */
@@ -198,7 +196,7 @@ public final class RedissonRateLimitStore implements RateLimitStore {
         arguments[0] = clock == null ? "" : clock.millis();
         arguments[1] = cost;
         arguments[2] = instanceId + ':' + calls.incrementAndGet();
-        long deadline = serverClock.deadline(serverBudgetMillis);
+        long deadline = serverClock.deadline(timeoutMillis);
         arguments[3] = deadline == ServerClock.NO_DEADLINE ? "" : deadline;
         int i = 4;
         for (Tier tier : tiers) {
@@ -249,7 +247,7 @@ public final class RedissonRateLimitStore implements RateLimitStore {
         long allowed = (Long) reply.get(0);
         if (allowed == -1) {
             serverClock.sample((Long) reply.get(1));
-            throw new StoreUnavailableException("Redis reached the call after its deadline (" + serverBudgetMillis
+            throw new StoreUnavailableException("Redis reached the call after its deadline (" + timeoutMillis
                     + " ms after it was sent) and did not count it", RedisCalls.RETRY_AFTER);
         }
         serverClock.sample((Long) reply.get(5));
@@ -326,10 +324,10 @@ public final class RedissonRateLimitStore implements RateLimitStore {
          * How long a decision may take before it fails with {@link StoreUnavailableException}
          * and its limiter applies its failure policy: the most a Redis outage costs a caller.
          * It holds whatever the client's own timeouts and retries are; the client's retries
-         * are not used, and the script refuses a call that reaches Redis more than half of it
-         * after it was sent, so a timed-out call is never counted. Keep it well above the
-         * store's slowest healthy decisions (on a busy 2-core machine, 32 threads saw 10-20 ms
-         * at the 99.9th percentile).
+         * are not used, the script refuses a call that reaches Redis after it, and a decision
+         * whose answer comes after it is taken back, so a timed-out call is not counted. Keep it
+         * well above the store's slowest healthy decisions (on a busy 2-core machine, 32
+         * threads saw 10-20 ms at the 99.9th percentile).
          *
          * @param timeout at least 2 ms; default 100 ms
          * @return this builder

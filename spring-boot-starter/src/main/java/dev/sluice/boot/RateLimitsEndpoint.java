@@ -1,6 +1,5 @@
 package dev.sluice.boot;
 
-import dev.sluice.RateLimiter;
 import dev.sluice.Tier;
 import dev.sluice.aop.MethodRateLimiter;
 import java.util.List;

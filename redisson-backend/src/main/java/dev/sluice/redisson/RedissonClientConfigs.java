@@ -1,6 +1,7 @@
 package dev.sluice.redisson;
 
 import java.util.Collection;
+import org.redisson.config.BaseMasterSlaveServersConfig;
 import org.redisson.config.Config;
 import org.redisson.config.ReadMode;
 
@@ -43,14 +44,8 @@ public final class RedissonClientConfigs {
      */
     public static Config cluster(Collection<String> nodes) {
         Config config = base();
-        config.useClusterServers().addNodeAddress(nodes.toArray(String[]::new))
-                // Learn of a failover within a second: until then, calls for the moved slots fail.
-                .setScanInterval(1_000)
-                // Scripts write, so they run on masters; keep no idle connections to replicas.
-                .setReadMode(ReadMode.MASTER)
-                .setSlaveConnectionMinimumIdleSize(0)
-                .setMasterConnectionPoolSize(POOL_SIZE)
-                .setMasterConnectionMinimumIdleSize(POOL_SIZE);
+        // Learn of a failover within a second: until then, calls for the moved slots fail.
+        mastersOnly(config.useClusterServers().addNodeAddress(nodes.toArray(String[]::new)).setScanInterval(1_000));
         return config;
     }
 
@@ -65,14 +60,19 @@ public final class RedissonClientConfigs {
      */
     public static Config sentinel(String masterName, Collection<String> sentinels) {
         Config config = base();
-        config.useSentinelServers().setMasterName(masterName).addSentinelAddress(sentinels.toArray(String[]::new))
+        mastersOnly(config.useSentinelServers().setMasterName(masterName)
+                .addSentinelAddress(sentinels.toArray(String[]::new))
                 .setCheckSentinelsList(false)
-                .setScanInterval(1_000)
-                .setReadMode(ReadMode.MASTER)
+                .setScanInterval(1_000));
+        return config;
+    }
+
+    /** Scripts write, so they run on masters: a small pool kept open there, no idle connections to replicas. */
+    private static void mastersOnly(BaseMasterSlaveServersConfig<?> servers) {
+        servers.setReadMode(ReadMode.MASTER)
                 .setSlaveConnectionMinimumIdleSize(0)
                 .setMasterConnectionPoolSize(POOL_SIZE)
                 .setMasterConnectionMinimumIdleSize(POOL_SIZE);
-        return config;
     }
 
     private static Config base() {

@@ -28,6 +28,7 @@ import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
@@ -57,85 +58,61 @@ class FaultToleranceTest {
     @ParameterizedTest
     @EnumSource(FailurePolicy.class)
     void aKilledServerCostsCallersAtMostTheTimeoutAndIsUsedAgainOnceRestarted(FailurePolicy policy) {
-        try (RedisServer server = RedisServer.start()) {
-            RedissonClient client = RedisClients.connect(server);
-            try {
-                Watched store = new Watched(RedissonRateLimitStore.builder(client).build());
-                RateLimiter limiter = limiter(store, policy, GENEROUS);
-                Outage outage;
-                try (Load load = Load.start(THREADS, thread -> synchronous(limiter, store, "k" + thread))) {
-                    Load.runFor(ofSeconds(1));
-                    long killed = Load.now();
-                    server.kill();
-                    Load.runFor(OUTAGE);
-                    server.restart();
-                    long restarted = Load.now();
-                    Load.runFor(ofSeconds(3));
-                    outage = new Outage(load, killed, restarted);
-                }
-                outage.report("kill -9, " + policy);
-                outage.assertHandledBy(policy);
-                assertThat(outage.recovery()).as("first decision by Redis after its restart").isLessThan(ofSeconds(2));
-            } finally {
-                RedisClients.shutDown(client);
-            }
-        }
+        Outage outage = underLoad(policy, FaultToleranceTest::synchronous, RedisServer::kill, RedisServer::restart);
+        outage.report("kill -9, " + policy);
+        outage.assertHandledBy(policy);
+        assertThat(outage.recovery()).as("first decision by Redis after its restart").isLessThan(ofSeconds(2));
     }
 
     @ParameterizedTest
     @EnumSource(FailurePolicy.class)
     void aHungServerCostsCallersAtMostTheTimeout(FailurePolicy policy) {
-        try (RedisServer server = RedisServer.start()) {
-            RedissonClient client = RedisClients.connect(server);
-            try {
-                Watched store = new Watched(RedissonRateLimitStore.builder(client).build());
-                RateLimiter limiter = limiter(store, policy, GENEROUS);
-                Outage outage;
-                try (Load load = Load.start(THREADS, thread -> synchronous(limiter, store, "k" + thread))) {
-                    Load.runFor(ofSeconds(1));
-                    long suspended = Load.now();
-                    server.suspend();
-                    Load.runFor(OUTAGE);
-                    server.resume();
-                    long resumed = Load.now();
-                    Load.runFor(ofSeconds(3));
-                    outage = new Outage(load, suspended, resumed);
-                }
-                outage.report("SIGSTOP, " + policy);
-                outage.assertHandledBy(policy);
-                assertThat(outage.recovery()).as("first decision by Redis after SIGCONT").isLessThan(ofSeconds(2));
-            } finally {
-                RedisClients.shutDown(client);
-            }
-        }
+        Outage outage = underLoad(policy, FaultToleranceTest::synchronous, RedisServer::suspend, RedisServer::resume);
+        outage.report("SIGSTOP, " + policy);
+        outage.assertHandledBy(policy);
+        assertThat(outage.recovery()).as("first decision by Redis after SIGCONT").isLessThan(ofSeconds(2));
     }
 
     @ParameterizedTest
     @EnumSource(FailurePolicy.class)
     void asynchronousCallsSeeTheSameOutageAsSynchronousOnes(FailurePolicy policy) {
+        Outage outage = underLoad(policy, (limiter, store, key) -> () -> {
+            limiter.acquireAsync(key).toCompletableFuture().join();
+            return store.outcome(limiter, key);
+        }, RedisServer::kill, RedisServer::restart);
+        outage.report("kill -9, asynchronous, " + policy);
+        outage.assertHandledBy(policy);
+        assertThat(outage.recovery()).as("first decision by Redis after its restart").isLessThan(ofSeconds(2));
+    }
+
+    /** How a load thread calls a limiter for one key, saying who decided. */
+    @FunctionalInterface
+    private interface Caller {
+        Supplier<Object> of(RateLimiter limiter, Watched store, String key);
+    }
+
+    /**
+     * 32 threads call a limiter on the default store of a server of this test's own, each for a
+     * key of its own: for a second, then while the server is broken for {@link #OUTAGE}, then
+     * for 3 seconds after it is repaired.
+     */
+    private static Outage underLoad(FailurePolicy policy, Caller caller, Consumer<RedisServer> breakIt,
+                                    Consumer<RedisServer> repairIt) {
         try (RedisServer server = RedisServer.start()) {
             RedissonClient client = RedisClients.connect(server);
             try {
                 Watched store = new Watched(RedissonRateLimitStore.builder(client).build());
                 RateLimiter limiter = limiter(store, policy, GENEROUS);
-                Outage outage;
-                try (Load load = Load.start(THREADS, thread -> () -> {
-                    String key = "k" + thread;
-                    limiter.acquireAsync(key).toCompletableFuture().join();
-                    return store.outcome(limiter, key);
-                })) {
+                try (Load load = Load.start(THREADS, thread -> caller.of(limiter, store, "k" + thread))) {
                     Load.runFor(ofSeconds(1));
-                    long killed = Load.now();
-                    server.kill();
+                    long broken = Load.now();
+                    breakIt.accept(server);
                     Load.runFor(OUTAGE);
-                    server.restart();
-                    long restarted = Load.now();
+                    repairIt.accept(server);
+                    long repaired = Load.now();
                     Load.runFor(ofSeconds(3));
-                    outage = new Outage(load, killed, restarted);
+                    return new Outage(load, broken, repaired);
                 }
-                outage.report("kill -9, asynchronous, " + policy);
-                outage.assertHandledBy(policy);
-                assertThat(outage.recovery()).as("first decision by Redis after its restart").isLessThan(ofSeconds(2));
             } finally {
                 RedisClients.shutDown(client);
             }

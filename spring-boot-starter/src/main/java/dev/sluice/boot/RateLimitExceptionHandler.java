@@ -19,9 +19,9 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
  *
  * <ul>
  * <li>{@link RateLimitExceededException} becomes {@code 429 Too Many Requests}, of type
- * {@code quota-exceeded}, whose {@code detail} is the limiter's message and whose
- * {@code violated-policies} names the limiter, with {@code Retry-After} in whole seconds rounded
- * up and the rate-limit headers;</li>
+ * {@code sluice.web.problem-type} ({@link #QUOTA_EXCEEDED} unless set), whose {@code detail}
+ * is the limiter's message and whose {@code violated-policies} names the limiter, with
+ * {@code Retry-After} in whole seconds rounded up and the rate-limit headers;</li>
  * <li>{@link StoreUnavailableException}, which a limiter with the {@code FAIL_CLOSED} failure
  * policy throws while its store cannot decide, becomes {@code 503 Service Unavailable} with a
  * short {@code Retry-After}: the service is fine, but the call cannot be checked right now.</li>
@@ -34,13 +34,15 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 @RestControllerAdvice
 public class RateLimitExceptionHandler {
 
-    /** The problem type registered for exceeded quotas. */
+    /** The problem type registered for exceeded quotas: the default type of 429 bodies. */
     public static final URI QUOTA_EXCEEDED = URI.create("https://iana.org/assignments/http-problem-types#quota-exceeded");
 
     private final RateLimitResponseHeaders headers;
+    private final URI problemType;
 
-    RateLimitExceptionHandler(RateLimitResponseHeaders headers) {
+    RateLimitExceptionHandler(RateLimitResponseHeaders headers, URI problemType) {
         this.headers = headers;
+        this.problemType = problemType;
     }
 
     /**
@@ -56,7 +58,7 @@ public class RateLimitExceptionHandler {
                                                          HttpServletRequest request, HttpServletResponse response) {
         headers.writeRejection(request, response, rejection.limiterName(), rejection.decision());
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS, rejection.reason());
-        problem.setType(QUOTA_EXCEEDED);
+        problem.setType(problemType);
         problem.setTitle("Request cannot be satisfied as assigned quota has been exceeded");
         problem.setProperty("violated-policies", List.of(rejection.limiterName()));
         return ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS)

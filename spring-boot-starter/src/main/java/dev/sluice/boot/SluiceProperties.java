@@ -2,6 +2,7 @@ package dev.sluice.boot;
 
 import dev.sluice.annotation.Algorithm;
 import dev.sluice.annotation.FailurePolicy;
+import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -336,6 +337,20 @@ public class SluiceProperties {
         private ClientIpResolver.ForwardingHeader forwardedHeader = ClientIpResolver.ForwardingHeader.X_FORWARDED_FOR;
 
         /**
+         * The prefix length, from 1 to 128, by which IPv6 clients are grouped into one #ip: the
+         * network address of the client's prefix, such as 2001:db8:1:2::/64. One host usually
+         * owns a whole /64 and can take any address in it, so a longer prefix lets it escape its
+         * limit by rotating addresses. 128 gives each address its own key.
+         */
+        private int ipv6Prefix = 64;
+
+        /**
+         * The problem type URI of 429 bodies. Default: the IANA-registered
+         * https://iana.org/assignments/http-problem-types#quota-exceeded.
+         */
+        private URI problemType = RateLimitExceptionHandler.QUOTA_EXCEEDED;
+
+        /**
          * Which rate-limit headers responses carry.
          *
          * @return the choice
@@ -387,6 +402,43 @@ public class SluiceProperties {
          */
         public void setForwardedHeader(ClientIpResolver.ForwardingHeader forwardedHeader) {
             this.forwardedHeader = forwardedHeader;
+        }
+
+        /**
+         * The prefix length IPv6 clients are grouped by.
+         *
+         * @return the length; 64 unless set
+         */
+        public int getIpv6Prefix() {
+            return ipv6Prefix;
+        }
+
+        /**
+         * Sets the prefix length IPv6 clients are grouped by; the client address resolver refuses
+         * lengths outside 1 to 128.
+         *
+         * @param ipv6Prefix the length
+         */
+        public void setIpv6Prefix(int ipv6Prefix) {
+            this.ipv6Prefix = ipv6Prefix;
+        }
+
+        /**
+         * The problem type of 429 bodies.
+         *
+         * @return the type URI
+         */
+        public URI getProblemType() {
+            return problemType;
+        }
+
+        /**
+         * Sets the problem type of 429 bodies.
+         *
+         * @param problemType the type URI
+         */
+        public void setProblemType(URI problemType) {
+            this.problemType = problemType;
         }
     }
 

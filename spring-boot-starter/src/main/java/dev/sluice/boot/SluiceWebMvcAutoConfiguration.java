@@ -30,7 +30,8 @@ public class SluiceWebMvcAutoConfiguration {
 
     /**
      * The client address behind {@code #ip}, believing forwarding headers from
-     * {@code sluice.web.trusted-proxies} only.
+     * {@code sluice.web.trusted-proxies} only, and grouping IPv6 clients by
+     * {@code sluice.web.ipv6-prefix}.
      *
      * @param properties the settings
      * @return the resolver
@@ -38,7 +39,8 @@ public class SluiceWebMvcAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     ClientIpResolver sluiceClientIpResolver(SluiceProperties properties) {
-        return new ClientIpResolver(properties.getWeb().getTrustedProxies(), properties.getWeb().getForwardedHeader());
+        SluiceProperties.Web web = properties.getWeb();
+        return new ClientIpResolver(web.getTrustedProxies(), web.getForwardedHeader(), web.getIpv6Prefix());
     }
 
     @Bean
@@ -75,14 +77,17 @@ public class SluiceWebMvcAutoConfiguration {
 
     /**
      * The 429 and 503 answers, ahead of the application's own exception handlers unless they are
-     * ordered before {@code Ordered.HIGHEST_PRECEDENCE + 1000}.
+     * ordered before {@code Ordered.HIGHEST_PRECEDENCE + 1000}; 429 bodies are of type
+     * {@code sluice.web.problem-type}.
      *
-     * @param headers the header writer
+     * @param headers    the header writer
+     * @param properties the settings
      * @return the handler
      */
     @Bean
     @Order(Ordered.HIGHEST_PRECEDENCE + 1000)
-    RateLimitExceptionHandler sluiceRateLimitExceptionHandler(RateLimitResponseHeaders headers) {
-        return new RateLimitExceptionHandler(headers);
+    RateLimitExceptionHandler sluiceRateLimitExceptionHandler(RateLimitResponseHeaders headers,
+                                                              SluiceProperties properties) {
+        return new RateLimitExceptionHandler(headers, properties.getWeb().getProblemType());
     }
 }

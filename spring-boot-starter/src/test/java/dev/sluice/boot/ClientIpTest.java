@@ -7,7 +7,9 @@ import dev.sluice.boot.app.LimitedApp;
 import java.util.List;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.MediaType;
 import org.springframework.mock.web.MockHttpServletRequest;
@@ -56,6 +58,25 @@ class ClientIpTest {
             assertThat(sendOtp(port, "192.0.2.10", "+15550599")).isEqualTo(429);
             assertThat(sendOtp(port, "192.0.2.11", "+15550599")).isEqualTo(202);
         }
+
+        @Test
+        void anIpv6ClientRotatingAddressesWithinItsSlash64StaysLimited() {
+            List<String> rotating = List.of("2001:db8:77:1::1", "2001:db8:77:1::2", "2001:db8:77:1:a:b:c:d",
+                    "[2001:DB8:77:1:FFFF:FFFF:FFFF:FFFF]:443");
+            for (int i = 0; i < 3; i++) {
+                assertThat(sendOtp(port, rotating.get(i), "+1555060" + i)).isEqualTo(202);
+            }
+            assertThat(sendOtp(port, rotating.get(3), "+15550603")).isEqualTo(429);
+        }
+
+        @Test
+        void anIpv4MappedAddressIsTheSameClientAsItsIpv4Address() {
+            for (int i = 0; i < 3; i++) {
+                assertThat(sendOtp(port, i % 2 == 0 ? "::ffff:203.0.113.9" : "203.0.113.9", "+1555070" + i))
+                        .isEqualTo(202);
+            }
+            assertThat(sendOtp(port, "203.0.113.9", "+15550703")).isEqualTo(429);
+        }
     }
 
     private static MockHttpServletRequest request(String peer, String header, String value) {
@@ -67,8 +88,17 @@ class ClientIpTest {
         return request;
     }
 
+    /** One key per address, so that the tests of the walk see which hop was chosen. */
     private final ClientIpResolver behindXForwardedFor = new ClientIpResolver(List.of("10.0.0.0/8", "fd00::/8"),
-            ClientIpResolver.ForwardingHeader.X_FORWARDED_FOR);
+            ClientIpResolver.ForwardingHeader.X_FORWARDED_FOR, 128);
+
+    private static ClientIpResolver untrusting(int ipv6Prefix) {
+        return new ClientIpResolver(List.of(), ClientIpResolver.ForwardingHeader.X_FORWARDED_FOR, ipv6Prefix);
+    }
+
+    private static String fromSocket(ClientIpResolver resolver, String peer) {
+        return resolver.resolve(request(peer, null, null));
+    }
 
     @Test
     void walksTheChainFromTheRightPastTrustedProxiesOnly() {
@@ -106,7 +136,7 @@ class ClientIpTest {
         assertThat(behindXForwardedFor.resolve(request)).as("a client's own Forwarded header").isEqualTo("198.51.100.7");
 
         ClientIpResolver behindForwarded = new ClientIpResolver(List.of("10.0.0.0/8", "fd00::/8"),
-                ClientIpResolver.ForwardingHeader.FORWARDED);
+                ClientIpResolver.ForwardingHeader.FORWARDED, 128);
         MockHttpServletRequest forwarded = request("fd00::1", "Forwarded",
                 "for=\"[2001:db8:cafe::17]:4711\";proto=https, for=10.2.2.2;by=10.0.0.1");
         forwarded.addHeader("X-Forwarded-For", "6.6.6.6");
@@ -119,10 +149,103 @@ class ClientIpTest {
     @Test
     void refusesTrustedProxiesThatAreNotAddresses() {
         assertThatThrownBy(() -> new ClientIpResolver(List.of("proxy.internal"),
-                ClientIpResolver.ForwardingHeader.X_FORWARDED_FOR))
+                ClientIpResolver.ForwardingHeader.X_FORWARDED_FOR, 64))
                 .hasMessageContaining("'proxy.internal' is not an IP address or CIDR range");
         assertThatThrownBy(() -> new ClientIpResolver(List.of("10.0.0.0/33"),
-                ClientIpResolver.ForwardingHeader.X_FORWARDED_FOR))
+                ClientIpResolver.ForwardingHeader.X_FORWARDED_FOR, 64))
                 .hasMessageContaining("prefix length outside 0..32");
+        assertThatThrownBy(() -> new ClientIpResolver(List.of("::ffff:10.0.0.0/80"),
+                ClientIpResolver.ForwardingHeader.X_FORWARDED_FOR, 64))
+                .as("an IPv4-mapped range reaching beyond ::ffff:0:0/96")
+                .hasMessageContaining("prefix length outside 96..128");
+    }
+
+    @Test
+    void anIpv4MappedAddressIsItsIpv4AddressFromTheSocketAndFromEitherHeader() {
+        assertThat(fromSocket(untrusting(64), "::ffff:203.0.113.9")).isEqualTo("203.0.113.9");
+        assertThat(fromSocket(untrusting(64), "0:0:0:0:0:FFFF:CB00:7109")).as("hexadecimal, upper case")
+                .isEqualTo("203.0.113.9");
+        assertThat(behindXForwardedFor.resolve(request("10.0.0.2", "X-Forwarded-For", "::ffff:198.51.100.7")))
+                .isEqualTo("198.51.100.7");
+        assertThat(behindXForwardedFor.resolve(request("10.0.0.2", "X-Forwarded-For", "[::FFFF:198.51.100.7]:5000")))
+                .isEqualTo("198.51.100.7");
+        ClientIpResolver behindForwarded = new ClientIpResolver(List.of("10.0.0.0/8"),
+                ClientIpResolver.ForwardingHeader.FORWARDED, 64);
+        assertThat(behindForwarded.resolve(request("10.0.0.2", "Forwarded", "for=\"[::ffff:c633:6407]:4711\"")))
+                .isEqualTo("198.51.100.7");
+    }
+
+    @Test
+    void writesIpv6AddressesAsRfc5952Says() {
+        ClientIpResolver perAddress = untrusting(128);
+        assertThat(fromSocket(perAddress, "2001:0DB8:0:0:1:0:0:1")).as("the first of two equal runs")
+                .isEqualTo("2001:db8::1:0:0:1");
+        assertThat(fromSocket(perAddress, "2001:db8:0:0:0:0:2:1")).isEqualTo("2001:db8::2:1");
+        assertThat(fromSocket(perAddress, "2001:db8:0:1:1:1:1:1")).as("a single zero group stays")
+                .isEqualTo("2001:db8:0:1:1:1:1:1");
+        assertThat(fromSocket(perAddress, "2001:0:0:1:0:0:0:1")).as("the longest run").isEqualTo("2001:0:0:1::1");
+        assertThat(fromSocket(perAddress, "2001:DB8:0000:0000:0000:0000:0000:0000")).isEqualTo("2001:db8::");
+        assertThat(fromSocket(perAddress, "0:0:0:0:0:0:0:1")).isEqualTo("::1");
+        assertThat(fromSocket(perAddress, "::")).isEqualTo("::");
+    }
+
+    @Test
+    void groupsIpv6ClientsByPrefix() {
+        String client = "2001:db8:1:2ff:aaaa:bbbb:cccc:dddd";
+        assertThat(fromSocket(untrusting(64), client)).isEqualTo("2001:db8:1:2ff::/64");
+        assertThat(fromSocket(untrusting(64), "2001:db8:1:2ff::1")).isEqualTo("2001:db8:1:2ff::/64");
+        assertThat(fromSocket(untrusting(60), client)).isEqualTo("2001:db8:1:2f0::/60");
+        assertThat(fromSocket(untrusting(48), client)).isEqualTo("2001:db8:1::/48");
+        assertThat(fromSocket(untrusting(128), client)).as("no /128").isEqualTo(client);
+        assertThat(fromSocket(untrusting(1), client)).isEqualTo("::/1");
+        assertThat(fromSocket(untrusting(1), "fd00::1")).isEqualTo("8000::/1");
+        assertThat(fromSocket(untrusting(48), "203.0.113.9")).as("IPv4 is not grouped").isEqualTo("203.0.113.9");
+        assertThat(new ClientIpResolver(List.of("10.0.0.0/8"), ClientIpResolver.ForwardingHeader.X_FORWARDED_FOR, 64)
+                .resolve(request("10.0.0.2", "X-Forwarded-For", "2001:db8:9:9:1:2:3:4")))
+                .as("a forwarded client").isEqualTo("2001:db8:9:9::/64");
+    }
+
+    @Test
+    void trustsIpv4MappedRangesAsTheirIpv4Ranges() {
+        ClientIpResolver mappedRange = new ClientIpResolver(List.of("::ffff:10.0.0.0/104"),
+                ClientIpResolver.ForwardingHeader.X_FORWARDED_FOR, 64);
+        assertThat(mappedRange.resolve(request("10.200.0.2", "X-Forwarded-For", "198.51.100.7"))).isEqualTo("198.51.100.7");
+        assertThat(mappedRange.resolve(request("::ffff:10.200.0.2", "X-Forwarded-For", "198.51.100.7")))
+                .isEqualTo("198.51.100.7");
+        assertThat(mappedRange.resolve(request("11.0.0.2", "X-Forwarded-For", "198.51.100.7")))
+                .as("outside 10.0.0.0/8").isEqualTo("11.0.0.2");
+        assertThat(mappedRange.resolve(request("10.0.0.2", "X-Forwarded-For", "198.51.100.7, ::ffff:10.1.1.1")))
+                .isEqualTo("198.51.100.7");
+
+        ClientIpResolver mappedAddress = new ClientIpResolver(List.of("::ffff:10.0.0.7"),
+                ClientIpResolver.ForwardingHeader.X_FORWARDED_FOR, 64);
+        assertThat(mappedAddress.resolve(request("10.0.0.7", "X-Forwarded-For", "198.51.100.7"))).isEqualTo("198.51.100.7");
+        assertThat(mappedAddress.resolve(request("10.0.0.8", "X-Forwarded-For", "198.51.100.7"))).isEqualTo("10.0.0.8");
+
+        ClientIpResolver ipv4Range = new ClientIpResolver(List.of("10.0.0.0/8"),
+                ClientIpResolver.ForwardingHeader.X_FORWARDED_FOR, 64);
+        assertThat(ipv4Range.resolve(request("::ffff:10.0.0.2", "X-Forwarded-For", "198.51.100.7")))
+                .isEqualTo("198.51.100.7");
+    }
+
+    @Test
+    void refusesIpv6PrefixesOutside1To128() {
+        for (int prefix : new int[] {0, 129, -64}) {
+            assertThatThrownBy(() -> untrusting(prefix))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("sluice.web.ipv6-prefix must be from 1 to 128, not " + prefix);
+        }
+    }
+
+    private final WebApplicationContextRunner web = new WebApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(SluiceAutoConfiguration.class, SluiceWebMvcAutoConfiguration.class));
+
+    @Test
+    void takesThePrefixFromSluiceWebIpv6Prefix() {
+        web.withPropertyValues("sluice.web.ipv6-prefix=48").run(context -> assertThat(context
+                .getBean(ClientIpResolver.class).resolve(request("2001:db8:1:2::3", null, null)))
+                .isEqualTo("2001:db8:1::/48"));
+        web.withPropertyValues("sluice.web.ipv6-prefix=0").run(context -> assertThat(context).getFailure()
+                .rootCause().hasMessage("sluice.web.ipv6-prefix must be from 1 to 128, not 0"));
     }
 }

@@ -14,6 +14,12 @@ final class Checks {
 
     static final Set<Algorithm> ALL_ALGORITHMS = Collections.unmodifiableSet(EnumSet.allOf(Algorithm.class));
 
+    /**
+     * The longest {@code maxWait}: 2<sup>52</sup> ms (about 142,000 years), the bound windows and
+     * blocks have too; any clock reading plus it is still an {@link java.time.Instant}.
+     */
+    static final Duration MAX_WAIT = Duration.ofMillis(1L << 52);
+
     private Checks() {
     }
 
@@ -49,9 +55,45 @@ final class Checks {
         if (maxWait.isNegative()) {
             throw new IllegalArgumentException("maxWait must not be negative, was " + maxWait);
         }
+        if (maxWait.compareTo(MAX_WAIT) > 0) {
+            throw new IllegalArgumentException("maxWait must be at most 2^52 ms (about 142,000 years), was " + maxWait);
+        }
         if (onLimit != OnLimit.WAIT && !maxWait.isZero()) {
             throw new IllegalArgumentException("maxWait applies only with onLimit WAIT, was " + maxWait
                     + " with " + onLimit);
         }
+    }
+
+    /**
+     * Checks that a limiter name can be the policy name of the {@code RateLimit-Policy} and
+     * {@code RateLimit} headers, which carry it as an RFC 9651 string: printable ASCII only
+     * ({@code "} and {@code \} are escaped there).
+     */
+    static String name(String name) {
+        Objects.requireNonNull(name, "name");
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (c < 0x20 || c > 0x7E) {
+                throw new IllegalArgumentException("name '" + escapeControls(name) + "' has "
+                        + String.format("U+%04X", name.codePointAt(i)) + " at index " + i + ", which a policy name"
+                        + " in RateLimit headers (an RFC 9651 string) cannot carry: use printable ASCII only"
+                        + " (U+0020 to U+007E)");
+            }
+        }
+        return name;
+    }
+
+    /** The text with control characters written as Java escapes, so that a message stays on one line. */
+    private static String escapeControls(String text) {
+        StringBuilder escaped = new StringBuilder(text.length());
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (Character.isISOControl(c)) {
+                escaped.append(String.format("\\u%04x", (int) c));
+            } else {
+                escaped.append(c);
+            }
+        }
+        return escaped.toString();
     }
 }

@@ -383,13 +383,17 @@ public final class RateLimiter {
 
         /**
          * The limiter's name: part of every stored key, the metric tag and the policy name in
-         * rate-limit headers. Required.
+         * rate-limit headers. Required. Because the {@code RateLimit-Policy} and {@code RateLimit}
+         * headers carry it as an RFC 9651 string, it is printable ASCII only ({@code U+0020} to
+         * {@code U+007E}): no line breaks or other control characters, no letters beyond ASCII.
          *
-         * @param name not blank
+         * @param name not blank, printable ASCII
          * @return this builder
+         * @throws IllegalArgumentException when the name has a character an RFC 9651 string
+         *         cannot carry
          */
         public Builder name(String name) {
-            this.name = Objects.requireNonNull(name, "name");
+            this.name = Checks.name(name);
             return this;
         }
 
@@ -451,9 +455,11 @@ public final class RateLimiter {
 
         /**
          * With {@link OnLimit#WAIT}, the longest a call waits before it is rejected. A call
-         * that could not fit within it is rejected at once.
+         * that could not fit within it is rejected at once. At most 2<sup>52</sup> ms (about
+         * 142,000 years), the bound windows and blocks have too, so that the clock's time plus
+         * it is always an {@link Instant}: {@code ChronoUnit.FOREVER.getDuration()} is refused.
          *
-         * @param maxWait default zero
+         * @param maxWait default zero; at most 2<sup>52</sup> ms
          * @return this builder
          */
         public Builder maxWait(Duration maxWait) {
@@ -535,7 +541,9 @@ public final class RateLimiter {
          * Builds the limiter.
          *
          * @return the limiter
-         * @throws IllegalArgumentException when the definition is incomplete or inconsistent
+         * @throws IllegalArgumentException when the definition is incomplete or inconsistent, or
+         *         when its store (or, under {@link FailurePolicy#LOCAL_FALLBACK}, its fallback
+         *         store) cannot honour a tier ({@link RateLimitStore#supports})
          */
         public RateLimiter build() {
             if (name == null || name.isBlank()) {
@@ -544,9 +552,17 @@ public final class RateLimiter {
             if (store == null) {
                 throw new IllegalArgumentException("rate limiter '" + name + "' needs a store");
             }
-            Checks.tiers(tiers);
             Checks.maxWait(onLimit, maxWait);
-            Checks.cost(tiers, cost);
+            try {
+                // The tiers, the cost and whether the stores support the tiers: what stores check on every call.
+                RateLimitStore.check(store, "", tiers, cost);
+                if (onStoreFailure == FailurePolicy.LOCAL_FALLBACK && fallbackStore != null) {
+                    RateLimitStore.check(fallbackStore, "", tiers, cost);
+                }
+            } catch (UnsupportedOperationException e) {
+                throw new IllegalArgumentException(e.getMessage() + ": use tiers the store supports, or a store that"
+                        + " supports this one", e);
+            }
             return new RateLimiter(this);
         }
     }

@@ -466,6 +466,76 @@ class RateLimiterTest {
             assertThatThrownBy(() -> limiter("x").tier(five).tier(Tier.of(9, ofSeconds(1), FIXED_WINDOW)).build())
                     .hasMessageContaining("share algorithm and window");
         }
+
+        /** Keeps only token buckets, as the distributed Bucket4j store does. */
+        private final class TokenBucketsOnly implements RateLimitStore {
+
+            @Override
+            public java.util.Set<dev.sluice.annotation.Algorithm> supportedAlgorithms() {
+                return java.util.Set.of(TOKEN_BUCKET);
+            }
+
+            @Override
+            public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
+                RateLimitStore.check(this, key, tiers, cost);
+                return store.tryAcquire(key, tiers, cost);
+            }
+
+            @Override
+            public CompletionStage<Decision> tryAcquireAsync(String key, List<Tier> tiers, long cost) {
+                RateLimitStore.check(this, key, tiers, cost);
+                return store.tryAcquireAsync(key, tiers, cost);
+            }
+        }
+
+        @Test
+        void refusesATierItsStoreCannotHonour() {
+            Tier fixed = Tier.of(5, ofSeconds(1), FIXED_WINDOW);
+            assertThatThrownBy(() -> limiter("x").store(new TokenBucketsOnly()).tier(fixed).build())
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("TokenBucketsOnly does not support " + fixed + "; it supports [TOKEN_BUCKET]: use"
+                            + " tiers the store supports, or a store that supports this one");
+            assertThatThrownBy(() -> limiter("x").fallbackStore(new TokenBucketsOnly()).tier(fixed).build())
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("TokenBucketsOnly does not support " + fixed + "; it supports [TOKEN_BUCKET]: use"
+                            + " tiers the store supports, or a store that supports this one");
+            limiter("x").fallbackStore(new TokenBucketsOnly()).onStoreFailure(FailurePolicy.FAIL_OPEN).tier(fixed)
+                    .build();
+            limiter("x").store(new TokenBucketsOnly()).tier(Tier.of(5, ofSeconds(1), TOKEN_BUCKET)).build();
+        }
+
+        @Test
+        void refusesAMaxWaitNoClockCouldAddUp() {
+            Tier five = Tier.of(5, ofSeconds(1), FIXED_WINDOW);
+            Duration forever = java.time.temporal.ChronoUnit.FOREVER.getDuration();
+            assertThatThrownBy(() -> limiter("x").tier(five).onLimit(OnLimit.WAIT).maxWait(forever).build())
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("maxWait must be at most 2^52 ms (about 142,000 years), was " + forever);
+            assertThatThrownBy(() -> limiter("x").tier(five).onLimit(OnLimit.WAIT).maxWait(ofMillis((1L << 52) + 1))
+                    .build()).hasMessageContaining("maxWait must be at most 2^52 ms");
+
+            RateLimiter longest = limiter("x").tier(Tier.of(1, ofSeconds(1), FIXED_WINDOW)).onLimit(OnLimit.WAIT)
+                    .maxWait(ofMillis(1L << 52)).build();
+            longest.acquire("k");
+            longest.acquire("k");
+            assertThat(sleeps).hasSize(1);
+        }
+
+        @Test
+        void refusesANameThatCannotBeAPolicyNameInRateLimitHeaders() {
+            assertThatThrownBy(() -> RateLimiter.builder().name("otp\r\nX-Injected: 1"))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("name 'otp\\u000d\\u000aX-Injected: 1' has U+000D at index 3, which a policy name in"
+                            + " RateLimit headers (an RFC 9651 string) cannot carry: use printable ASCII only"
+                            + " (U+0020 to U+007E)");
+            assertThatThrownBy(() -> RateLimiter.builder().name("caf\u00e9"))
+                    .hasMessageStartingWith("name 'caf\u00e9' has U+00E9 at index 3");
+            assertThatThrownBy(() -> RateLimiter.builder().name("tab\tbed")).hasMessageContaining("U+0009");
+            assertThatThrownBy(() -> RateLimiter.builder().name("del\u007f")).hasMessageContaining("U+007F");
+
+            RateLimiter quoted = limiter("say \"hi\" \\ ~").tier(Tier.of(1, ofSeconds(1), FIXED_WINDOW)).build();
+            assertThat(quoted.name()).isEqualTo("say \"hi\" \\ ~");
+        }
     }
 
     @Test

@@ -72,6 +72,14 @@ public @interface RateLimited {
      * tiers of one method use different keys and no name, each key gets its own limiter, named
      * with the key expression appended: {@code "OtpController.sendOtp[#ip]"}. Tiers that give
      * the same name must give the same key; methods that give the same name share counters.
+     * Only the class's own methods count as overloads (with its superclasses'), never the
+     * methods of interfaces it implements, so implementing an interface never changes a name.
+     *
+     * <p>The name is the policy name of the {@code RateLimit-Policy} and {@code RateLimit}
+     * headers, an RFC 9651 string, so it must be printable ASCII ({@code U+0020} to
+     * {@code U+007E}) once placeholders are resolved; a name with a line break, another control
+     * character or a letter beyond ASCII fails start-up. That includes a default name made of a
+     * class or method name beyond ASCII: give such a limiter a name.
      *
      * <p>Example: {@code name = "otp"}.
      */
@@ -153,7 +161,9 @@ public @interface RateLimited {
     /**
      * With {@link OnLimit#WAIT}: the longest a caller waits for a permit before it is
      * rejected. A call that could not fit within this time is rejected at once, without
-     * waiting. Same format as {@link #window()}. Only allowed with {@link OnLimit#WAIT}.
+     * waiting. Same format as {@link #window()}. Only allowed with {@link OnLimit#WAIT}. At
+     * most 2<sup>52</sup> ms (about 142,000 years), the bound windows and blocks have too:
+     * longer fails start-up.
      *
      * <p>Default: {@code "0s"}.
      *

@@ -12,6 +12,7 @@ import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,6 +23,7 @@ import java.util.function.Function;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
+import org.springframework.core.BridgeMethodResolver;
 import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
@@ -107,11 +109,29 @@ final class LimitDefinitionParser {
     /** {@code SimpleClassName.method}, with the parameter types when the method is overloaded. */
     private static String defaultName(Method method, Class<?> targetClass) {
         String name = targetClass.getSimpleName() + "." + method.getName();
-        if (ClassUtils.getMethodCountForName(targetClass, method.getName()) > 1) {
+        if (overloads(method.getName(), targetClass) > 1) {
             name += Arrays.stream(method.getParameterTypes()).map(Class::getSimpleName)
                     .collect(Collectors.joining(",", "(", ")"));
         }
         return name;
+    }
+
+    /**
+     * How many methods of this name a class has, as its source shows them: those it and its
+     * superclasses declare, an override counted once with what it overrides, bridge methods
+     * not at all. Interfaces are left out, so that implementing one never changes a name.
+     */
+    private static long overloads(String name, Class<?> targetClass) {
+        Set<Method> distinct = new HashSet<>();
+        for (Class<?> type = targetClass; type != null; type = type.getSuperclass()) {
+            for (Method declared : type.getDeclaredMethods()) {
+                if (declared.getName().equals(name) && !declared.isBridge() && !declared.isSynthetic()) {
+                    distinct.add(BridgeMethodResolver.findBridgedMethod(
+                            ClassUtils.getMostSpecificMethod(declared, targetClass)));
+                }
+            }
+        }
+        return distinct.size();
     }
 
     /** The {@code @RateLimited} annotations on an element, directly or in one composed annotation. */

@@ -221,9 +221,15 @@ public final class MethodRateLimiter {
                             + " of them a name");
                 }
             }
-            RateLimiter.Builder limiter = RateLimiter.builder()
-                    .name(name)
-                    .store(store)
+            RateLimiter.Builder limiter = RateLimiter.builder();
+            try {
+                limiter.name(name);
+            } catch (IllegalArgumentException e) {
+                throw RateLimitConfigurationException.invalid(method, "limiter", e.getMessage() + (parsed.defaultName()
+                        ? "; it is the default name, made of the class and method names: give the limiter a name"
+                        : ""), e);
+            }
+            limiter.store(store)
                     .tiers(parsed.definition().tiers())
                     .cost(parsed.fixedCost())
                     .onLimit(parsed.definition().onLimit())
@@ -234,7 +240,14 @@ public final class MethodRateLimiter {
                     .onStoreFailure(Objects.requireNonNullElse(parsed.definition().onStoreFailure(), onStoreFailure))
                     .fallbackStore(fallbackStore);
             listeners.forEach(limiter::listener);
-            built.add(new MethodLimit(method, limiter.build(), parsed.key(), parsed.cost(), parsed.fixedCost()));
+            RateLimiter rateLimiter;
+            try {
+                rateLimiter = limiter.build();
+            } catch (IllegalArgumentException e) {
+                throw RateLimitConfigurationException.invalid(method, "limiter '" + name + "'", "cannot be built: "
+                        + e.getMessage(), e);
+            }
+            built.add(new MethodLimit(method, rateLimiter, parsed.key(), parsed.cost(), parsed.fixedCost()));
         }
         return List.copyOf(built);
     }

@@ -32,7 +32,7 @@ public class RateLimitConfigurationException extends IllegalStateException {
      * @param problem   what is wrong with it, and how to fix it
      * @return the exception
      */
-    static RateLimitConfigurationException invalid(Method method, String attribute, String problem) {
+    public static RateLimitConfigurationException invalid(Method method, String attribute, String problem) {
         return invalid(method, attribute, problem, null);
     }
 

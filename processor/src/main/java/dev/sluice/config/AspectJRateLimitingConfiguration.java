@@ -4,7 +4,10 @@ import dev.sluice.aop.MethodRateLimiter;
 import dev.sluice.aop.RateLimitedAspect;
 import org.aspectj.lang.Aspects;
 import org.springframework.beans.factory.InitializingBean;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.context.annotation.AdviceMode;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
@@ -28,5 +31,20 @@ public class AspectJRateLimitingConfiguration {
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     InitializingBean rateLimitedAspectConfigurer(MethodRateLimiter methodRateLimiter) {
         return () -> Aspects.aspectOf(RateLimitedAspect.class).setMethodRateLimiter(methodRateLimiter);
+    }
+
+    /**
+     * Validates the limits of every bean once all singletons exist. Woven code limits static,
+     * private and final methods and calls on {@code this}, so they are accepted.
+     *
+     * @param beanFactory       the bean factory to scan
+     * @param methodRateLimiter the engine that parses limits
+     * @return the validator
+     */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static RateLimitedBeanValidator rateLimitedBeanValidator(ConfigurableListableBeanFactory beanFactory,
+                                                             ObjectProvider<MethodRateLimiter> methodRateLimiter) {
+        return new RateLimitedBeanValidator(beanFactory, methodRateLimiter, AdviceMode.ASPECTJ);
     }
 }

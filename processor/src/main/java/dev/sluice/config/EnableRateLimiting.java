@@ -39,7 +39,9 @@ public @interface EnableRateLimiting {
      * How the aspect is applied. {@link AdviceMode#PROXY} (the default) limits calls through
      * Spring proxies; {@link AdviceMode#ASPECTJ} configures the AspectJ singleton for code woven
      * with {@code dev.sluice.aop.RateLimitedAspect}, and registers no proxies, so that woven
-     * beans are not limited twice.
+     * beans are not limited twice. In proxy mode a limit no proxy would apply (on a
+     * {@code static}, {@code private} or {@code final} method, for instance) fails start-up;
+     * woven code applies it, so {@code ASPECTJ} mode accepts it.
      *
      * @return the advice mode
      */

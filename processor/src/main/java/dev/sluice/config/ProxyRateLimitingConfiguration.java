@@ -3,8 +3,11 @@ package dev.sluice.config;
 import dev.sluice.aop.MethodRateLimiter;
 import dev.sluice.aop.RateLimitedAspect;
 import org.springframework.aop.config.AopConfigUtils;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
+import org.springframework.context.annotation.AdviceMode;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
@@ -34,6 +37,21 @@ public class ProxyRateLimitingConfiguration {
         RateLimitedAspect aspect = new RateLimitedAspect();
         aspect.setMethodRateLimiter(methodRateLimiter);
         return aspect;
+    }
+
+    /**
+     * Validates the limits of every bean once all singletons exist, refusing limits on methods
+     * Spring proxies cannot intercept.
+     *
+     * @param beanFactory       the bean factory to scan
+     * @param methodRateLimiter the engine that parses limits
+     * @return the validator
+     */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static RateLimitedBeanValidator rateLimitedBeanValidator(ConfigurableListableBeanFactory beanFactory,
+                                                             ObjectProvider<MethodRateLimiter> methodRateLimiter) {
+        return new RateLimitedBeanValidator(beanFactory, methodRateLimiter, AdviceMode.PROXY);
     }
 
     /** Makes sure {@code @Aspect} beans are applied, as {@code @EnableAspectJAutoProxy} does. */

@@ -14,8 +14,9 @@ import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.core.env.Environment;
 
 /**
- * The beans every mode of {@link EnableRateLimiting} needs: the {@link MethodRateLimiter} and
- * the start-up validation of every bean's limits.
+ * The bean every mode of {@link EnableRateLimiting} needs: the {@link MethodRateLimiter}. Each
+ * mode's configuration adds the start-up validation of every bean's limits
+ * ({@link RateLimitedBeanValidator}) as that mode applies them.
  */
 @Configuration(proxyBeanMethods = false)
 @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
@@ -53,19 +54,5 @@ public class RateLimitingConfiguration {
         sleeper.ifAvailable(builder::sleeper);
         customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
         return builder.build();
-    }
-
-    /**
-     * Validates the limits of every bean once all singletons exist.
-     *
-     * @param beanFactory       the bean factory to scan
-     * @param methodRateLimiter the engine that parses limits
-     * @return the validator
-     */
-    @Bean
-    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    static RateLimitedBeanValidator rateLimitedBeanValidator(ConfigurableListableBeanFactory beanFactory,
-                                                             ObjectProvider<MethodRateLimiter> methodRateLimiter) {
-        return new RateLimitedBeanValidator(beanFactory, methodRateLimiter);
     }
 }

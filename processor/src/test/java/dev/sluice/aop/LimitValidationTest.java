@@ -4,12 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.Decision;
+import dev.sluice.InMemoryRateLimitStore;
+import dev.sluice.RateLimitStore;
 import dev.sluice.RateLimiter;
+import dev.sluice.Tier;
+import dev.sluice.annotation.Algorithm;
 import dev.sluice.annotation.FailurePolicy;
 import dev.sluice.annotation.OnLimit;
 import dev.sluice.annotation.RateLimited;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletionStage;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -137,6 +145,30 @@ class LimitValidationTest {
         }
     }
 
+    static class MaxWaitBeyondAnyClock {
+        @RateLimited(limit = 5, window = "1m", onLimit = OnLimit.WAIT, maxWait = "106751991167300d")
+        public void call() {
+        }
+    }
+
+    static class NameWithALineBreak {
+        @RateLimited(name = "otp\r\nX-Injected: 1", limit = 5, window = "1m")
+        public void call() {
+        }
+    }
+
+    static class NameBeyondAscii {
+        @RateLimited(name = "caf\u00e9", limit = 5, window = "1m")
+        public void call() {
+        }
+    }
+
+    static class Caf\u00e9 {
+        @RateLimited(limit = 5, window = "1m")
+        public void call() {
+        }
+    }
+
     static Object[][] mistakes() {
         return new Object[][] {
             {NonPositiveLimit.class, "limit must be positive, was 0"},
@@ -159,6 +191,10 @@ class LimitValidationTest {
             {TwoFailurePolicies.class, "onStoreFailure gives [FAIL_OPEN, FAIL_CLOSED]; give one policy, or none"},
             {TiersDisagreeOnTheFailurePolicy.class, "onStoreFailure differs between tiers of one limiter"
                     + " ('[FAIL_OPEN]' and '[FAIL_CLOSED]')"},
+            {MaxWaitBeyondAnyClock.class, "maxWait must be at most 2^52 ms"},
+            {NameWithALineBreak.class, "name 'otp\\u000d\\u000aX-Injected: 1' has U+000D at index 3"},
+            {NameBeyondAscii.class, "name 'caf\u00e9' has U+00E9 at index 3"},
+            {Caf\u00e9.class, "it is the default name, made of the class and method names: give the limiter a name"},
         };
     }
 
@@ -223,6 +259,105 @@ class LimitValidationTest {
                 .extracting(RateLimiter::name).containsExactly("Overloaded.send(String)");
         assertThat(limits.limitersFor(Overloaded.class.getMethod("send", String.class, int.class), Overloaded.class))
                 .extracting(RateLimiter::name).containsExactly("Overloaded.send(String,int)");
+    }
+
+    @Test
+    void resolvesPlaceholdersInNamesBeforeCheckingThem() {
+        MethodRateLimiter resolving = MethodRateLimiter.builder()
+                .placeholders(text -> text.replace("${otp.name}", "otp\nsend"))
+                .build();
+        assertThatThrownBy(() -> resolving.validate(PlaceholderName.class))
+                .isInstanceOf(RateLimitConfigurationException.class)
+                .hasMessageStartingWith("Invalid @RateLimited on " + PlaceholderName.class.getName() + ".call()")
+                .hasMessageContaining("name 'otp\\u000asend' has U+000A at index 3");
+    }
+
+    static class PlaceholderName {
+        @RateLimited(name = "${otp.name}", limit = 5, window = "1m")
+        public void call() {
+        }
+    }
+
+    interface Sender {
+        void send(String to);
+    }
+
+    static class SmsSender implements Sender {
+        @Override
+        @RateLimited(limit = 1, window = "1m")
+        public void send(String to) {
+        }
+    }
+
+    interface Channel<T> {
+        void send(T message);
+    }
+
+    static class PushChannel implements Channel<String> {
+        @Override
+        @RateLimited(limit = 1, window = "1m")
+        public void send(String message) {
+        }
+    }
+
+    abstract static class Notifier<T> {
+        public abstract void send(T message);
+    }
+
+    static class MailNotifier extends Notifier<String> {
+        @Override
+        @RateLimited(limit = 1, window = "1m")
+        public void send(String message) {
+        }
+    }
+
+    @Test
+    void namesAMethodByItsClassAndItsOverloadsAloneWhateverItImplementsOrOverrides() throws Exception {
+        assertThat(limits.limitersFor(SmsSender.class.getMethod("send", String.class), SmsSender.class))
+                .extracting(RateLimiter::name).containsExactly("SmsSender.send");
+        assertThat(limits.limitersFor(PushChannel.class.getMethod("send", String.class), PushChannel.class))
+                .extracting(RateLimiter::name).containsExactly("PushChannel.send");
+        assertThat(limits.limitersFor(MailNotifier.class.getMethod("send", String.class), MailNotifier.class))
+                .extracting(RateLimiter::name).containsExactly("MailNotifier.send");
+    }
+
+    /** A store that keeps only token buckets, as the distributed Bucket4j store does. */
+    static class TokenBucketsOnly implements RateLimitStore {
+        private final RateLimitStore counts = InMemoryRateLimitStore.builder().build();
+
+        @Override
+        public Set<Algorithm> supportedAlgorithms() {
+            return Set.of(Algorithm.TOKEN_BUCKET);
+        }
+
+        @Override
+        public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
+            RateLimitStore.check(this, key, tiers, cost);
+            return counts.tryAcquire(key, tiers, cost);
+        }
+
+        @Override
+        public CompletionStage<Decision> tryAcquireAsync(String key, List<Tier> tiers, long cost) {
+            RateLimitStore.check(this, key, tiers, cost);
+            return counts.tryAcquireAsync(key, tiers, cost);
+        }
+    }
+
+    static class SlidingWindow {
+        @RateLimited(limit = 5, window = "1m")
+        public void call() {
+        }
+    }
+
+    @Test
+    void refusesATierTheStoreCannotHonour() {
+        MethodRateLimiter tokenBuckets = MethodRateLimiter.builder().store(new TokenBucketsOnly()).build();
+        assertThatThrownBy(() -> tokenBuckets.validate(SlidingWindow.class))
+                .isInstanceOf(RateLimitConfigurationException.class)
+                .hasMessageStartingWith("Invalid @RateLimited on " + SlidingWindow.class.getName() + ".call()")
+                .hasMessageContaining("TokenBucketsOnly does not support")
+                .hasMessageContaining("SLIDING_WINDOW")
+                .hasMessageContaining("it supports [TOKEN_BUCKET]");
     }
 
     interface Mailer {

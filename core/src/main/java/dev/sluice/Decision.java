@@ -20,9 +20,11 @@ import java.util.Objects;
  *                   is over); zero when it already is
  * @param retryAfter for a rejected call, the shortest wait after which the same call could
  *                   pass, assuming no other calls; zero when admitted
+ * @param window     the binding tier's window, which rate-limit headers give as the policy's
+ *                   {@code w}; zero when not known
  */
-public record Decision(boolean allowed, long limit, long remaining, Duration resetAfter, Duration retryAfter)
-        implements Serializable {
+public record Decision(boolean allowed, long limit, long remaining, Duration resetAfter, Duration retryAfter,
+                       Duration window) implements Serializable {
 
     /**
      * Checks the figures.
@@ -32,16 +34,31 @@ public record Decision(boolean allowed, long limit, long remaining, Duration res
     public Decision {
         Objects.requireNonNull(resetAfter, "resetAfter");
         Objects.requireNonNull(retryAfter, "retryAfter");
+        Objects.requireNonNull(window, "window");
         if (limit <= 0 || remaining < 0 || remaining > limit) {
             throw new IllegalArgumentException("remaining must be within 0.." + limit + ", was " + remaining);
         }
-        if (resetAfter.isNegative() || retryAfter.isNegative()) {
-            throw new IllegalArgumentException("durations must not be negative: " + resetAfter + ", " + retryAfter);
+        if (resetAfter.isNegative() || retryAfter.isNegative() || window.isNegative()) {
+            throw new IllegalArgumentException("durations must not be negative: " + resetAfter + ", " + retryAfter
+                    + ", " + window);
         }
         if (allowed != retryAfter.isZero()) {
             throw new IllegalArgumentException(allowed
                     ? "an admitted call has no retryAfter, was " + retryAfter
                     : "a rejected call needs a positive retryAfter");
         }
+    }
+
+    /**
+     * A decision whose binding tier's window is not known.
+     *
+     * @param allowed    whether the call was admitted (and counted)
+     * @param limit      the binding tier's limit
+     * @param remaining  what the binding tier still admits
+     * @param resetAfter how long until the binding tier is back to its full limit
+     * @param retryAfter for a rejected call, the shortest wait after which it could pass
+     */
+    public Decision(boolean allowed, long limit, long remaining, Duration resetAfter, Duration retryAfter) {
+        this(allowed, limit, remaining, resetAfter, retryAfter, Duration.ZERO);
     }
 }

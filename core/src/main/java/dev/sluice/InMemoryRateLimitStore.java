@@ -3,6 +3,7 @@ package dev.sluice;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
+import com.github.benmanes.caffeine.cache.RemovalCause;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -19,10 +20,17 @@ import java.util.concurrent.atomic.AtomicLong;
  * concurrency.
  *
  * <p>Memory is bounded: a key's state is dropped once it is back to what a fresh key would have
- * (every tier full, no block), and at most {@link Builder#maximumKeys(long)} keys
- * are kept. When a flood of distinct keys goes past that bound, Caffeine's W-TinyLFU policy drops
- * the keys least likely to be used again, which then start afresh; size the bound above the
- * number of keys active within your longest window.
+ * (every tier full, no block); keys longer than 128 characters are kept as a digest; and at most
+ * {@link Builder#maximumKeys(long)} keys are kept, besides restricted ones. When a flood of
+ * distinct keys goes past that bound, Caffeine's W-TinyLFU policy drops the keys least likely to
+ * be used again, which then start afresh; size the bound above the number of keys active within
+ * your longest window.
+ *
+ * <p>A flood cannot lift a restriction: a key that is blocked, or whose next call would be
+ * rejected, is kept apart, outside that bound, until its state is back to a fresh key's, so an
+ * abuser cannot be forgotten by sending calls for a million other keys. Restricted keys have
+ * their own bound, {@link Builder#maximumRestrictedKeys(long)}; while that many are restricted at
+ * once, further restricted keys are kept like any other, and a flood may drop them.
  *
  * <pre class="code">
  * RateLimitStore store = InMemoryRateLimitStore.builder()
@@ -36,25 +44,36 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
     private final InstantSource clock;
     private final Cache<String, KeyState> keys;
+    private final long maximumRestrictedKeys;
+    /** How many keys are kept apart as restricted, outside the size bound. */
+    private final AtomicLong restrictedKeys = new AtomicLong();
 
     private InMemoryRateLimitStore(Builder builder) {
         this.clock = builder.clock;
+        this.maximumRestrictedKeys = builder.maximumRestrictedKeys;
         Instant origin = clock.instant();
         // Caffeine's time must not run backwards either, or a clock set back would expire keys early.
         AtomicLong latestNanos = new AtomicLong(Long.MIN_VALUE);
         this.keys = Caffeine.newBuilder()
-                .maximumSize(builder.maximumKeys)
+                // A restricted key weighs nothing, so that no flood of other keys evicts it.
+                .maximumWeight(builder.maximumKeys)
+                .weigher((String key, KeyState state) -> state.restrictedKept ? 0 : 1)
                 .expireAfter(new IdleExpiry())
                 .ticker(() -> latestNanos.accumulateAndGet(
                         Duration.between(origin, clock.instant()).toNanos(), Math::max))
                 .executor(Runnable::run)
+                .removalListener((String key, KeyState state, RemovalCause cause) -> {
+                    if (cause.wasEvicted() && state != null && state.restrictedKept) {
+                        restrictedKeys.decrementAndGet();
+                    }
+                })
                 .build();
     }
 
     /**
      * Starts a store definition.
      *
-     * @return a builder with the system clock and at most 100,000 keys
+     * @return a builder with the system clock, at most 100,000 keys, and as many restricted ones
      */
     public static Builder builder() {
         return new Builder();
@@ -64,13 +83,25 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
     public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
         RateLimitStore.check(this, key, tiers, cost);
         Decision[] decision = new Decision[1];
-        keys.asMap().compute(key, (k, state) -> {
+        keys.asMap().compute(StoreKeys.bounded(key), (k, state) -> {
             KeyState keyState = state == null ? new KeyState() : state;
             // Read under the key's lock, after Caffeine judged expiry, so time never runs behind it.
             decision[0] = keyState.decide(clock.millis(), tiers, cost);
+            keepApartIfRestricted(keyState, decision[0].remaining() == 0);
             return keyState;
         });
         return decision[0];
+    }
+
+    /** Moves a key in or out of the restricted keys, which weigh nothing, as long as there is room. */
+    private void keepApartIfRestricted(KeyState state, boolean restricted) {
+        if (restricted && !state.restrictedKept) {
+            state.restrictedKept = restrictedKeys.getAndUpdate(kept -> kept < maximumRestrictedKeys ? kept + 1 : kept)
+                    < maximumRestrictedKeys;
+        } else if (!restricted && state.restrictedKept) {
+            state.restrictedKept = false;
+            restrictedKeys.decrementAndGet();
+        }
     }
 
     @Override
@@ -121,6 +152,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
         private InstantSource clock = InstantSource.system();
         private long maximumKeys = 100_000;
+        private long maximumRestrictedKeys = 100_000;
 
         private Builder() {
         }
@@ -149,6 +181,24 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
                 throw new IllegalArgumentException("maximumKeys must be at least 1, was " + maximumKeys);
             }
             this.maximumKeys = maximumKeys;
+            return this;
+        }
+
+        /**
+         * The most restricted keys kept apart from the others at once: keys that are blocked, or
+         * whose next call would be rejected. They are never dropped before their state is back to
+         * a fresh key's, whatever the flood of other keys. Beyond this bound, further restricted
+         * keys are kept like any other, within {@link #maximumKeys(long)}.
+         *
+         * @param maximumRestrictedKeys at least 0; default 100,000
+         * @return this builder
+         */
+        public Builder maximumRestrictedKeys(long maximumRestrictedKeys) {
+            if (maximumRestrictedKeys < 0) {
+                throw new IllegalArgumentException("maximumRestrictedKeys must be at least 0, was "
+                        + maximumRestrictedKeys);
+            }
+            this.maximumRestrictedKeys = maximumRestrictedKeys;
             return this;
         }
 

@@ -13,6 +13,8 @@ import java.util.List;
 final class KeyState {
 
     private final List<TierState> states = new ArrayList<>(2);
+    /** Whether the store keeps this key apart as restricted, outside its size bound; guarded by the key's lock. */
+    boolean restrictedKept;
     private long blockedUntil;
     private long latest = Long.MIN_VALUE;
     private long idleMillis;
@@ -98,7 +100,7 @@ final class KeyState {
         int binding = tightest(now, tiers, states);
         long limit = tiers.get(binding).limit();
         return new Decision(true, limit, remaining(now, limit, states[binding]),
-                Duration.ofMillis(states[binding].resetMillis(now, limit)), Duration.ZERO);
+                Duration.ofMillis(states[binding].resetMillis(now, limit)), Duration.ZERO, tiers.get(binding).window());
     }
 
     private Decision rejected(long now, List<Tier> tiers, TierState[] states, long cost) {
@@ -120,7 +122,7 @@ final class KeyState {
         long remaining = blockLeft > 0 ? 0 : remaining(now, limit, states[binding]);
         long reset = Math.max(blockLeft, states[binding].resetMillis(now, limit));
         return new Decision(false, limit, remaining, Duration.ofMillis(reset),
-                Duration.ofMillis(Math.max(blockLeft, wait)));
+                Duration.ofMillis(Math.max(blockLeft, wait)), tiers.get(binding).window());
     }
 
     /** The tier with the fewest permits left; of those, the one that takes longest to reset. */

@@ -85,7 +85,8 @@ abstract sealed class TierState {
 
         @Override
         void take(long now, long limit, long cost) {
-            count += cost;
+            // Counted rejections past the limit change no decision beyond one more window's worth.
+            count = Math.min(2 * limit, count + cost);
         }
 
         @Override
@@ -135,7 +136,8 @@ abstract sealed class TierState {
 
         @Override
         void take(long now, long limit, long cost) {
-            current += cost;
+            // Counted rejections may run up to one more window's worth, as a token bucket's debt.
+            current = Math.min(2 * limit, current + cost);
         }
 
         @Override
@@ -163,73 +165,102 @@ abstract sealed class TierState {
     }
 
     /**
-     * {@code SLIDING_LOG}: the time of every permit taken in the last window, oldest first. At
-     * most {@code limit} entries are kept: when rejected calls are counted, the newest entries
-     * decide every figure, so older ones can go.
+     * {@code SLIDING_LOG}: the permits taken in the last window, as one entry per millisecond in
+     * which calls took some (its time and how many), oldest first, and their total. A call of any
+     * cost adds at most one entry. At most {@code limit} permits are kept: when rejected calls are
+     * counted, the newest permits decide every figure, so the oldest go.
      */
     static final class SlidingLog extends TierState {
-        private long[] entries = new long[4];
+        private long[] times = new long[4];
+        private long[] permits = new long[4];
         private int head;
         private int size;
+        private long total;
 
         SlidingLog(long window) {
             super(Algorithm.SLIDING_LOG, window);
         }
 
-        private long entry(int index) {
-            return entries[(head + index) % entries.length];
+        private int slot(int index) {
+            return (head + index) % times.length;
         }
 
         @Override
         void advance(long now, long limit) {
             // An entry exactly one window old no longer counts.
-            while (size > 0 && entry(0) <= now - window) {
-                dropOldest(1);
+            while (size > 0 && times[head] <= now - window) {
+                total -= permits[head];
+                dropOldest();
             }
         }
 
-        private void dropOldest(int count) {
-            head = (head + count) % entries.length;
-            size -= count;
+        private void dropOldest() {
+            head = (head + 1) % times.length;
+            size--;
         }
 
         @Override
         long available(long now, long limit) {
-            return limit - size;
+            return limit - total;
         }
 
         @Override
         void take(long now, long limit, long cost) {
-            for (long i = 0; i < cost; i++) {
-                while (size >= limit) {
-                    dropOldest(1);
+            int newest = slot(size - 1);
+            if (size > 0 && times[newest] == now) {
+                permits[newest] += cost;
+            } else {
+                if (size == times.length) {
+                    grow();
                 }
-                if (size == entries.length) {
-                    grow(limit);
-                }
-                entries[(head + size) % entries.length] = now;
+                times[slot(size)] = now;
+                permits[slot(size)] = cost;
                 size++;
+            }
+            total += cost;
+            while (total > limit) {
+                long excess = total - limit;
+                if (permits[head] > excess) {
+                    permits[head] -= excess;
+                    total = limit;
+                } else {
+                    total -= permits[head];
+                    dropOldest();
+                }
             }
         }
 
-        private void grow(long limit) {
-            long[] grown = new long[(int) Math.min(limit, 2L * entries.length)];
+        private void grow() {
+            long[] grownTimes = new long[2 * times.length];
+            long[] grownPermits = new long[2 * times.length];
             for (int i = 0; i < size; i++) {
-                grown[i] = entry(i);
+                grownTimes[i] = times[slot(i)];
+                grownPermits[i] = permits[slot(i)];
             }
-            entries = grown;
+            times = grownTimes;
+            permits = grownPermits;
             head = 0;
         }
 
         @Override
         long waitMillis(long now, long limit, long cost) {
-            long excess = size + cost - limit;
-            return excess <= 0 ? 0 : entry((int) excess - 1) + window - now;
+            long excess = total + cost - limit;
+            if (excess <= 0) {
+                return 0;
+            }
+            // The call fits once the oldest permits, up to the excess, have left the window.
+            long leaving = 0;
+            for (int i = 0; ; i++) {
+                leaving += permits[slot(i)];
+                if (leaving >= excess) {
+                    return times[slot(i)] + window - now;
+                }
+            }
         }
 
         @Override
         long resetMillis(long now, long limit) {
-            return size == 0 ? 0 : entry(size - 1) + window - now;
+            return size == 0 ? 0 : times[slot(size - 1)] + window - now;
         }
     }
 

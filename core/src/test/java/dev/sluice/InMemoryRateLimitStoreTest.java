@@ -1,18 +1,23 @@
 package dev.sluice;
 
+import static dev.sluice.annotation.Algorithm.FIXED_WINDOW;
 import static dev.sluice.annotation.Algorithm.SLIDING_LOG;
+import static dev.sluice.annotation.Algorithm.SLIDING_WINDOW;
 import static dev.sluice.annotation.Algorithm.TOKEN_BUCKET;
+import static java.time.Duration.ofMinutes;
 import static java.time.Duration.ofSeconds;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.annotation.Algorithm;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
-/** Memory bounds of the in-memory store; its decisions are the contract suite's business. */
+/** Memory bounds of the in-memory store, floods included; its decisions are the contract suite's business. */
 class InMemoryRateLimitStoreTest {
 
     private final AtomicLong millis = new AtomicLong(Instant.parse("2300-01-01T00:00:00Z").toEpochMilli());
@@ -42,8 +47,115 @@ class InMemoryRateLimitStoreTest {
     }
 
     @Test
+    void aFloodOfAMillionOtherKeysCannotLiftABlock() {
+        InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().clock(clock).build();
+        List<Tier> otp = List.of(Tier.of(3, ofMinutes(1), SLIDING_WINDOW).withBlockFor(ofMinutes(15)));
+        for (int i = 0; i < 4; i++) {
+            store.tryAcquire("abuser", otp, 1);
+        }
+        long heapBefore = usedHeapAfterGc();
+
+        for (int i = 0; i < 1_000_000; i++) {
+            store.tryAcquire("flood:" + i, otp, 1);
+        }
+
+        assertThat(store.tryAcquire("abuser", otp, 1).allowed()).as("the blocked key").isFalse();
+        assertThat(store.estimatedKeyCount()).isLessThanOrEqualTo(100_001);
+        long heapGrowth = usedHeapAfterGc() - heapBefore;
+        System.out.printf("MEMORY after a flood of 1,000,000 keys: %d keys held, heap grew %d MB%n",
+                store.estimatedKeyCount(), heapGrowth >> 20);
+        assertThat(heapGrowth).as("bytes held for 100,000 keys").isLessThan(200L << 20);
+    }
+
+    @Test
+    void restrictedKeysHaveABoundOfTheirOwnAndTheFirstKeepTheirRestriction() {
+        InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().clock(clock)
+                .maximumKeys(100).maximumRestrictedKeys(100).build();
+        List<Tier> onePerMinute = List.of(Tier.of(1, ofMinutes(1), FIXED_WINDOW).withBlockFor(ofMinutes(15)));
+        store.tryAcquire("abuser", onePerMinute, 1);
+        store.tryAcquire("abuser", onePerMinute, 1);
+
+        // Every key of this flood is restricted too: its next call would be rejected.
+        for (int i = 0; i < 10_000; i++) {
+            store.tryAcquire("flood:" + i, onePerMinute, 1);
+        }
+
+        assertThat(store.tryAcquire("abuser", onePerMinute, 1).allowed()).isFalse();
+        assertThat(store.estimatedKeyCount()).isLessThanOrEqualTo(200);
+    }
+
+    @Test
+    void aKeyFreeOfItsRestrictionCountsAgainstTheBoundAgain() {
+        InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().clock(clock)
+                .maximumKeys(10).maximumRestrictedKeys(1).build();
+        List<Tier> twoPerMinute = List.of(Tier.of(2, ofMinutes(1), FIXED_WINDOW));
+        store.tryAcquire("first", twoPerMinute, 2);
+        store.tryAcquire("second", twoPerMinute, 2);
+        millis.addAndGet(ofMinutes(1).toMillis());
+        store.tryAcquire("first", twoPerMinute, 1);
+
+        // The room "first" left among the restricted keys is "third"'s now.
+        store.tryAcquire("third", twoPerMinute, 2);
+        for (int i = 0; i < 1_000; i++) {
+            store.tryAcquire("flood:" + i, twoPerMinute, 1);
+        }
+        assertThat(store.tryAcquire("third", twoPerMinute, 1).allowed()).isFalse();
+    }
+
+    @Test
+    void keepsAKeyOfAnyLengthInAFewDozenBytes() {
+        InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().clock(clock).build();
+        List<Tier> tiers = List.of(Tier.of(3, ofMinutes(1), SLIDING_LOG));
+        long heapBefore = usedHeapAfterGc();
+        for (int i = 0; i < 40; i++) {
+            store.tryAcquire(String.valueOf((char) ('a' + i % 26)).repeat(4_000_000) + i, tiers, 1);
+        }
+        assertThat(usedHeapAfterGc() - heapBefore).as("bytes held for 40 keys of 4 MB each").isLessThan(20L << 20);
+        String huge = "+44".repeat(1_000_000);
+        store.tryAcquire(huge, tiers, 3);
+        assertThat(store.tryAcquire(huge, tiers, 1).allowed()).as("still one key").isFalse();
+        assertThat(store.tryAcquire(huge + "0", tiers, 1).allowed()).as("another one").isTrue();
+    }
+
+    @Test
+    void aSlidingLogCallOfAMillionPermitsTakesNoMoreMemoryThanOne() {
+        InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().clock(clock).build();
+        List<Tier> million = List.of(Tier.of(1_000_000, ofMinutes(1), SLIDING_LOG));
+        long heapBefore = usedHeapAfterGc();
+        for (int i = 0; i < 200; i++) {
+            store.tryAcquire("k" + i, million, 1_000_000);
+        }
+        assertThat(usedHeapAfterGc() - heapBefore).as("bytes held for 200 million permits").isLessThan(20L << 20);
+    }
+
+    private static long usedHeapAfterGc() {
+        Runtime runtime = Runtime.getRuntime();
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+        }
+        return runtime.totalMemory() - runtime.freeMemory();
+    }
+
+    @Test
     void refusesANonPositiveBound() {
         assertThatThrownBy(() -> InMemoryRateLimitStore.builder().maximumKeys(0))
                 .hasMessageContaining("maximumKeys must be at least 1");
+        assertThatThrownBy(() -> InMemoryRateLimitStore.builder().maximumRestrictedKeys(-1))
+                .hasMessageContaining("maximumRestrictedKeys must be at least 0");
+    }
+
+    @Test
+    void countedRejectionsOfTheLargestCostsNeverWrapAround() {
+        InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().clock(clock).build();
+        for (Algorithm algorithm : List.of(FIXED_WINDOW, SLIDING_WINDOW)) {
+            Tier tier = Tier.of(Tier.MAX_LIMIT_TIMES_WINDOW_MILLIS, Duration.ofMillis(1), algorithm).withCountRejected();
+            long cost = tier.limit();
+            store.tryAcquire("k" + algorithm, List.of(tier), cost);
+            // 2^63 / 2^52 counted permits would wrap a long around: more calls than that, in one millisecond.
+            for (int i = 0; i < 2_100; i++) {
+                assertThat(store.tryAcquire("k" + algorithm, List.of(tier), cost).allowed()).as("%s call %d", algorithm, i)
+                        .isFalse();
+            }
+        }
     }
 }

@@ -55,7 +55,8 @@ import org.redisson.command.CommandAsyncExecutor;
  * sends the client's time with each request), so instances must keep their clocks in step.
  * A bucket holds one set of tiers: calls bringing another set of tiers for the same key count
  * in another bucket. When a tier's limit changes, its bucket is reconfigured on the next call,
- * keeping the tokens already taken ({@link TokensInheritanceStrategy#ADDITIVE}).
+ * keeping the tokens already taken, as the other stores keep their counts: instances deployed
+ * with different limits for one key never admit more than the larger limit between them.
  *
  * <p>Outages are handled as by {@link RedissonRateLimitStore}: a timeout on every decision, no
  * client retries, a circuit breaker, and no blocked callers while a lazily initialised client
@@ -150,14 +151,39 @@ public final class Bucket4jRedissonStore implements RateLimitStore {
                 if (configuration.equals(result.getConfiguration())) {
                     return CompletableFuture.completedFuture(result);
                 }
-                // Decided under the tiers the bucket had: give back what it took, then decide again.
-                CompletableFuture<Void> refunded = result.getValue().isConsumed()
+                // Decided under the tiers the bucket had: give back what it took, carry the tokens taken over
+                // to the new tiers, then decide again.
+                boolean consumed = result.getValue().isConsumed();
+                long overGranted = overGranted(result.getConfiguration(), result.getState(), consumed ? cost : 0);
+                CompletableFuture<Void> refunded = consumed
                         ? bucket.addTokens(cost) : CompletableFuture.completedFuture(null);
                 return refunded
                         .thenCompose(done -> bucket.replaceConfiguration(configuration,
                                 TokensInheritanceStrategy.ADDITIVE))
-                        .thenCompose(replaced -> bucket.asVerbose().tryConsumeAndReturnRemaining(cost));
+                        .thenCompose(replaced -> overGranted > 0
+                                ? bucket.consumeIgnoringRateLimits(overGranted).thenApply(left -> null)
+                                : CompletableFuture.completedFuture(null))
+                        .thenCompose(kept -> bucket.asVerbose().tryConsumeAndReturnRemaining(cost));
             });
+        }
+
+        /**
+         * The tokens Bucket4j's {@code ADDITIVE} replacement would grant beyond what the tiers'
+         * tokens taken allow: a lowered capacity forgets tokens taken past it, which the next
+         * raise would hand out again. A bucket takes them all from every bandwidth, so a tier
+         * whose limit did not change may lose a few: the strict side.
+         */
+        private long overGranted(BucketConfiguration old, BucketState state, long refund) {
+            long overGranted = 0;
+            for (int i = 0; i < bandwidths.size(); i++) {
+                long oldCapacity = old.getBandwidths()[i].getCapacity();
+                long newCapacity = configuration.getBandwidths()[i].getCapacity();
+                long available = state.getCurrentSize(i) + refund;
+                long granted = Math.min(available, newCapacity) + Math.max(0, newCapacity - oldCapacity);
+                long allowed = newCapacity - (oldCapacity - available);
+                overGranted = Math.max(overGranted, granted - allowed);
+            }
+            return overGranted;
         }
 
         Decision decision(VerboseResult<ConsumptionProbe> result) {
@@ -221,7 +247,7 @@ public final class Bucket4jRedissonStore implements RateLimitStore {
             }
         }
         return new Decision(allowed, tiers.get(binding).limit(), bindingLeft, Duration.ofMillis(bindingReset),
-                Duration.ofMillis(allowed ? 0 : bindingWait));
+                Duration.ofMillis(allowed ? 0 : bindingWait), tiers.get(binding).window());
     }
 
     /** Milliseconds, rounded up, until bandwidth {@code i} holds {@code tokens}. */

@@ -3,6 +3,7 @@ package dev.sluice.redisson;
 import dev.sluice.Decision;
 import dev.sluice.RateLimitStore;
 import dev.sluice.StoreCircuitBreaker;
+import dev.sluice.StoreKeys;
 import dev.sluice.StoreUnavailableException;
 import dev.sluice.Tier;
 import java.io.IOException;
@@ -76,7 +77,6 @@ public final class RedissonRateLimitStore implements RateLimitStore {
     static final String SCRIPT = script("decide.lua");
     static final String SCRIPT_SHA = sha1(SCRIPT);
     private static final String TAKE_BACK_SCRIPT = script("take-back.lua");
-    private static final int MAX_RAW_KEY_LENGTH = 128;
     private static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(100);
 
     private final RScript scripts;
@@ -211,18 +211,14 @@ public final class RedissonRateLimitStore implements RateLimitStore {
         return new Call(keys, arguments);
     }
 
-    /** The store key as it appears between braces: itself, or its hash when it cannot be used raw. */
+    /**
+     * The store key as it appears between braces: {@linkplain StoreKeys#bounded bounded} as every
+     * store keeps keys, and replaced by its digest when empty or holding a brace, which would move
+     * the hash tag.
+     */
     static String hashTag(String key) {
-        if (!key.isEmpty() && key.length() <= MAX_RAW_KEY_LENGTH && key.indexOf('{') < 0 && key.indexOf('}') < 0
-                && !key.startsWith("#")) {
-            return key;
-        }
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
-            return "#" + HexFormat.of().formatHex(digest);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return key.isEmpty() || key.indexOf('{') >= 0 || key.indexOf('}') >= 0
+                ? StoreKeys.digest(key) : StoreKeys.bounded(key);
     }
 
     /** A key prefix: not blank, and free of braces, which would move the hash tag. */
@@ -252,7 +248,8 @@ public final class RedissonRateLimitStore implements RateLimitStore {
         }
         serverClock.sample((Long) reply.get(5));
         return new Decision(allowed == 1, (Long) reply.get(1), (Long) reply.get(2),
-                Duration.ofMillis((Long) reply.get(3)), Duration.ofMillis((Long) reply.get(4)));
+                Duration.ofMillis((Long) reply.get(3)), Duration.ofMillis((Long) reply.get(4)),
+                Duration.ofMillis((Long) reply.get(7)));
     }
 
     private static String script(String name) {

@@ -13,7 +13,7 @@
 -- ARGV[5 + 5 * (i - 1) ...]  tier i: algorithm (fw, sw, sl, tb), limit, window ms,
 --              countRejected (1 or 0), blockFor ms
 -- Returns {allowed (1 or 0), limit, remaining, resetAfter ms, retryAfter ms, server TIME ms,
--- the time the call was decided at (for take-back.lua)}, or
+-- the time the call was decided at (for take-back.lua), the binding tier's window ms}, or
 -- {-1, server TIME ms} when the deadline had passed and nothing was done.
 
 local time = redis.call('TIME')
@@ -48,7 +48,8 @@ function fixed_window.load(t)
   if not t.s or start > t.s then t.s, t.n = start, 0 end
 end
 function fixed_window.available(t) return t.limit - t.n end
-function fixed_window.take(t) t.n = t.n + cost end
+-- Counted rejections past the limit change no decision beyond one more window's worth.
+function fixed_window.take(t) t.n = math.min(2 * t.limit, t.n + cost) end
 function fixed_window.wait(t)
   if t.n + cost <= t.limit then return 0 end
   return t.s + t.window - now
@@ -79,7 +80,7 @@ local function weighted(t)
   return ceil_div(t.p * (t.window - (now - t.s)), t.window) + t.c
 end
 function sliding_window.available(t) return t.limit - weighted(t) end
-function sliding_window.take(t) t.c = t.c + cost end
+function sliding_window.take(t) t.c = math.min(2 * t.limit, t.c + cost) end
 function sliding_window.wait(t)
   if weighted(t) + cost <= t.limit then return 0 end
   local elapsed = now - t.s
@@ -104,37 +105,60 @@ function sliding_window.save(t)
   expire(t.key, sliding_window.reset(t))
 end
 
--- A sorted set of permits scored by time; at most limit entries, the newest, are kept.
+-- A sorted set of calls scored by time, each member '<call id>:<permits>', one per call whatever
+-- its cost; their total is kept in the key's own state as field 'l<window>'. At most limit
+-- permits, the newest, are kept.
 local sliding_log = {}
+local function permits_of(member)
+  return tonumber(string.match(member, ':(%d+)$'))
+end
 function sliding_log.load(t)
+  t.field = 'l' .. t.window
+  t.total = tonumber(redis.call('HGET', KEYS[1], t.field)) or 0
   -- An entry exactly one window old no longer counts.
-  redis.call('ZREMRANGEBYSCORE', t.key, '-inf', now - t.window)
-  t.size = redis.call('ZCARD', t.key)
+  local expired = redis.call('ZRANGEBYSCORE', t.key, '-inf', now - t.window)
+  if #expired > 0 then
+    for _, member in ipairs(expired) do t.total = t.total - permits_of(member) end
+    redis.call('ZREMRANGEBYSCORE', t.key, '-inf', now - t.window)
+  end
+  -- The log may have expired before the key's own state.
+  if redis.call('EXISTS', t.key) == 0 then t.total = 0 end
 end
-function sliding_log.available(t) return t.limit - t.size end
+function sliding_log.available(t) return t.limit - t.total end
 function sliding_log.take(t)
-  for j = 1, cost do
-    redis.call('ZADD', t.key, now, call_id .. ':' .. j)
-  end
-  t.size = t.size + cost
-  if t.size > t.limit then
-    redis.call('ZREMRANGEBYRANK', t.key, 0, t.size - t.limit - 1)
-    t.size = t.limit
+  redis.call('ZADD', t.key, now, call_id .. ':' .. cost)
+  t.total = t.total + cost
+  while t.total > t.limit do
+    local oldest = redis.call('ZPOPMIN', t.key)
+    local permits, excess = permits_of(oldest[1]), t.total - t.limit
+    if permits > excess then
+      redis.call('ZADD', t.key, oldest[2], string.match(oldest[1], '^(.*):%d+$') .. ':' .. (permits - excess))
+      t.total = t.limit
+    else
+      t.total = t.total - permits
+    end
   end
 end
-local function entry_time(t, rank)
-  return tonumber(redis.call('ZRANGE', t.key, rank, rank, 'WITHSCORES')[2])
-end
+-- The call fits once the oldest permits, up to the excess, have left the window.
 function sliding_log.wait(t)
-  local excess = t.size + cost - t.limit
+  local excess = t.total + cost - t.limit
   if excess <= 0 then return 0 end
-  return entry_time(t, excess - 1) + t.window - now
+  local leaving, rank = 0, 0
+  while true do
+    local calls = redis.call('ZRANGE', t.key, rank, rank + 63, 'WITHSCORES')
+    for i = 1, #calls, 2 do
+      leaving = leaving + permits_of(calls[i])
+      if leaving >= excess then return tonumber(calls[i + 1]) + t.window - now end
+    end
+    rank = rank + 64
+  end
 end
 function sliding_log.reset(t)
-  if t.size == 0 then return 0 end
-  return entry_time(t, -1) + t.window - now
+  if t.total == 0 then return 0 end
+  return tonumber(redis.call('ZRANGE', t.key, -1, -1, 'WITHSCORES')[2]) + t.window - now
 end
 function sliding_log.save(t)
+  redis.call('HSET', KEYS[1], t.field, t.total)
   expire(t.key, sliding_log.reset(t))
 end
 
@@ -207,7 +231,7 @@ if fits then
     t.taken = true
   end
   local t = tightest()
-  result = { 1, t.limit, remaining(t), t.algorithm.reset(t), 0, server_now, now }
+  result = { 1, t.limit, remaining(t), t.algorithm.reset(t), 0, server_now, now, t.window }
 else
   local block = 0
   if not blocked then
@@ -234,15 +258,16 @@ else
   local left = remaining(binding)
   if block_left > 0 then left = 0 end
   result = { 0, binding.limit, left, math.max(block_left, binding.algorithm.reset(binding)),
-             math.max(block_left, wait), server_now, now }
+             math.max(block_left, wait), server_now, now, binding.window }
 end
 
--- Save what changed. A token bucket's refill depends on the limit each call brings, so it is
--- saved on every call, as the in-memory store advances it. The key's own state lives as long as
--- the block and every tier state, including those of tiers that earlier calls brought.
+-- Save what changed. A token bucket's refill depends on the limit each call brings, and a sliding
+-- log's total on the entries that left it, so both are saved on every call, as the in-memory
+-- store advances them. The key's own state lives as long as the block and every tier state,
+-- including those of tiers that earlier calls brought.
 local keep = math.max(0, blocked_until - now, redis.call('PTTL', KEYS[1]))
 for _, t in ipairs(tiers) do
-  if t.taken or t.algorithm == token_bucket then t.algorithm.save(t) end
+  if t.taken or t.algorithm == token_bucket or t.algorithm == sliding_log then t.algorithm.save(t) end
   keep = math.max(keep, t.algorithm.reset(t))
 end
 if keep > 0 then

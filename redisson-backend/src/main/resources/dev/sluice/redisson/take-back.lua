@@ -36,9 +36,7 @@ for i = 1, #KEYS - 1 do
       give_back(key, 'p', cost)
     end
   elseif algorithm == 'sl' then
-    for j = 1, cost do
-      redis.call('ZREM', key, call_id .. ':' .. j)
-    end
+    if redis.call('ZREM', key, call_id .. ':' .. cost) == 1 then give_back(KEYS[1], 'l' .. window, cost) end
   elseif algorithm == 'tb' then
     local refilled_since = (tonumber(redis.call('HGET', key, 't')) or now) - now
     give_back(key, 'm', math.max(0, cost * window - refilled_since * limit))

@@ -27,7 +27,8 @@ import org.redisson.api.RedissonClient;
 /**
  * The Lua script against the in-memory store, its reference: random calls (tier mixes, costs,
  * counted rejections, blocks, changed limits, clocks set back) must get identical decisions.
- * Each seed is one reproducible history.
+ * Each seed is one reproducible history; half of them count in millions of permits, with costs
+ * to match, where a store keeping an entry per permit would differ in time and memory.
  */
 @ExtendWith(RedisExtension.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -55,11 +56,12 @@ class DifferentialTest {
         RateLimitStore reference = InMemoryRateLimitStore.builder().clock(clock).build();
         RateLimitStore redis = RedissonRateLimitStore.builder(client).clock(clock).timeout(RedisClients.PATIENT).build();
         String key = "differential:" + seed + ":" + clock.instant().toEpochMilli();
-        List<Tier> tiers = tiers(random);
+        long scale = random.nextBoolean() ? 1 : 1_000_000;
+        List<Tier> tiers = tiers(random, scale);
 
         for (int step = 0; step < 80; step++) {
             if (random.nextInt(10) == 0) {
-                tiers = changeALimit(random, tiers);
+                tiers = changeALimit(random, tiers, scale);
             }
             int move = random.nextInt(20);
             if (move == 0) {
@@ -68,7 +70,7 @@ class DifferentialTest {
                 clock.advanceMillis(random.nextInt(move < 9 ? 300 : 5_000));
             }
             long smallest = tiers.stream().mapToLong(Tier::limit).min().orElseThrow();
-            long cost = 1 + random.nextInt((int) Math.min(smallest, 3));
+            long cost = 1 + random.nextLong(Math.min(smallest, 3 * scale));
 
             Decision expected = reference.tryAcquire(key, tiers, cost);
             Decision actual = redis.tryAcquire(key, tiers, cost);
@@ -76,12 +78,12 @@ class DifferentialTest {
         }
     }
 
-    private static List<Tier> tiers(Random random) {
+    private static List<Tier> tiers(Random random, long scale) {
         List<Tier> tiers = new ArrayList<>();
         for (long window : WINDOWS) {
             if (tiers.isEmpty() || random.nextBoolean()) {
                 Algorithm algorithm = Algorithm.values()[random.nextInt(Algorithm.values().length)];
-                Tier tier = Tier.of(2 + random.nextInt(6), Duration.ofMillis(window), algorithm);
+                Tier tier = Tier.of(scale * (2 + random.nextInt(6)), Duration.ofMillis(window), algorithm);
                 if (random.nextInt(4) == 0) {
                     tier = tier.withCountRejected();
                 }
@@ -94,11 +96,11 @@ class DifferentialTest {
         return tiers;
     }
 
-    private static List<Tier> changeALimit(Random random, List<Tier> tiers) {
+    private static List<Tier> changeALimit(Random random, List<Tier> tiers, long scale) {
         List<Tier> changed = new ArrayList<>(tiers);
         int index = random.nextInt(changed.size());
         Tier tier = changed.get(index);
-        changed.set(index, new Tier(2 + random.nextInt(6), tier.window(), tier.algorithm(), tier.countRejected(),
+        changed.set(index, new Tier(scale * (2 + random.nextInt(6)), tier.window(), tier.algorithm(), tier.countRejected(),
                 tier.blockFor()));
         return changed;
     }

@@ -8,8 +8,10 @@ import static java.time.Duration.ofHours;
 import static java.time.Duration.ofMinutes;
 import static java.time.Duration.ofSeconds;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.Decision;
+import dev.sluice.StoreUnavailableException;
 import dev.sluice.Tier;
 import dev.sluice.redisson.testing.RedisClients;
 import dev.sluice.redisson.testing.RedisCluster;
@@ -128,6 +130,21 @@ class RedissonRateLimitStoreTest {
     }
 
     @Test
+    void namesNoKeyWhenRedisFails() {
+        RedissonRateLimitStore store = clientClockStore();
+        server.cli("SET", "sluice:{otp:+447700900123}:meta", "not a hash");
+
+        assertThatThrownBy(() -> store.tryAcquire("otp:+447700900123", List.of(Tier.of(3, ofMinutes(1), FIXED_WINDOW)), 1))
+                .isInstanceOf(StoreUnavailableException.class)
+                .hasMessageStartingWith("Redis failed: RedisException: WRONGTYPE")
+                .satisfies(failure -> {
+                    for (Throwable t = failure; t != null; t = t.getCause()) {
+                        assertThat(t.getMessage()).doesNotContain("+447700900123");
+                    }
+                });
+    }
+
+    @Test
     void recoversFromAFlushedScriptCacheWithoutTheCallerNoticing() {
         RedissonRateLimitStore store = clientClockStore();
         Tier tier = Tier.of(3, ofMinutes(1), FIXED_WINDOW);
@@ -210,8 +227,8 @@ class RedissonRateLimitStoreTest {
         assertThat(stats).containsKey("cmdstat_evalsha");
         assertThat(stats.get("cmdstat_evalsha")).startsWith("calls=50,");
         // Commands the script runs are counted too; apart from them the client sent nothing.
-        Set<String> insideTheScript = Set.of("get", "set", "del", "hmget", "hset", "pexpire", "zcard", "zadd",
-                "zrange", "zremrangebyscore", "zremrangebyrank", "time", "pttl");
+        Set<String> insideTheScript = Set.of("get", "set", "del", "hget", "hmget", "hset", "pexpire", "exists",
+                "zadd", "zrange", "zrangebyscore", "zremrangebyscore", "zpopmin", "time", "pttl");
         assertThat(stats.keySet()).allMatch(command -> command.equals("cmdstat_evalsha")
                 || command.startsWith("cmdstat_config") || command.equals("cmdstat_ping")
                 || insideTheScript.contains(command.substring("cmdstat_".length())), "sent only by the script");
@@ -234,15 +251,43 @@ class RedissonRateLimitStoreTest {
     }
 
     @Test
-    void timesLogEntriesWithTheServersClock() {
+    void timesLogEntriesWithTheServersClockOnePerCallWhateverItsCost() {
         RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).timeout(RedisClients.PATIENT).build();
         long before = serverMillis();
         store.tryAcquire("k", List.of(Tier.of(5, ofMinutes(1), SLIDING_LOG)), 2);
         long after = serverMillis();
 
         RScoredSortedSet<String> log = client.getScoredSortedSet("sluice:{k}:sl60000", StringCodec.INSTANCE);
-        assertThat(log.size()).isEqualTo(2);
+        assertThat(log.size()).isEqualTo(1);
+        assertThat(log.first()).endsWith(":2");
         assertThat(log.firstScore().longValue()).isBetween(before, after);
+    }
+
+    @Test
+    void aSlidingLogCallOfAMillionPermitsKeepsRedisAnswering() {
+        RedissonRateLimitStore store = clientClockStore();
+        List<Tier> million = List.of(Tier.of(1_000_000, ofMinutes(1), SLIDING_LOG));
+        CompletableFuture<Void> calls = CompletableFuture.runAsync(() -> {
+            for (int i = 0; i < 3; i++) {
+                assertThat(store.tryAcquire("k", million, 1_000_000).allowed()).isTrue();
+                clock.advance(ofMinutes(1));
+            }
+        });
+        Duration slowestPing = Duration.ZERO;
+        while (!calls.isDone()) {
+            long start = System.nanoTime();
+            server.cli("PING");
+            slowestPing = max(slowestPing, Duration.ofNanos(System.nanoTime() - start));
+        }
+
+        calls.join();
+        assertThat(slowestPing).as("the slowest PING meanwhile").isLessThan(ofSeconds(1));
+        assertThat(client.getScoredSortedSet("sluice:{k}:sl60000", StringCodec.INSTANCE).size()).isEqualTo(1);
+        assertThat(Long.parseLong(server.cli("MEMORY", "USAGE", "sluice:{k}:sl60000"))).as("bytes").isLessThan(1_000);
+    }
+
+    private static Duration max(Duration a, Duration b) {
+        return a.compareTo(b) >= 0 ? a : b;
     }
 
     private long serverMillis() {

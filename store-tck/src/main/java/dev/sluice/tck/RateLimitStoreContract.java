@@ -5,6 +5,7 @@ import static dev.sluice.annotation.Algorithm.SLIDING_LOG;
 import static dev.sluice.annotation.Algorithm.SLIDING_WINDOW;
 import static dev.sluice.annotation.Algorithm.TOKEN_BUCKET;
 import static java.time.Duration.ofDays;
+import static java.time.Duration.ofHours;
 import static java.time.Duration.ofMillis;
 import static java.time.Duration.ofMinutes;
 import static java.time.Duration.ofSeconds;
@@ -191,12 +192,15 @@ public abstract class RateLimitStoreContract {
         assumeTrue(store.supports(tier), () -> store.getClass().getSimpleName() + " does not support " + tier);
     }
 
-    static Decision admitted(long limit, long remaining, long resetAfterMillis) {
-        return new Decision(true, limit, remaining, ofMillis(resetAfterMillis), Duration.ZERO);
+    /** An admitted decision bound by {@code tier}: its limit and window. */
+    static Decision admitted(Tier tier, long remaining, long resetAfterMillis) {
+        return new Decision(true, tier.limit(), remaining, ofMillis(resetAfterMillis), Duration.ZERO, tier.window());
     }
 
-    static Decision rejected(long limit, long remaining, long resetAfterMillis, long retryAfterMillis) {
-        return new Decision(false, limit, remaining, ofMillis(resetAfterMillis), ofMillis(retryAfterMillis));
+    /** A rejection bound by {@code tier}: its limit and window. */
+    static Decision rejected(Tier tier, long remaining, long resetAfterMillis, long retryAfterMillis) {
+        return new Decision(false, tier.limit(), remaining, ofMillis(resetAfterMillis), ofMillis(retryAfterMillis),
+                tier.window());
     }
 
     // ---------------------------------------------------------------- algorithms
@@ -218,14 +222,14 @@ public abstract class RateLimitStoreContract {
             clock.advance(ofSeconds(20));
 
             for (int remaining = 4; remaining >= 0; remaining--) {
-                assertThat(acquire(fivePerMinute)).isEqualTo(admitted(5, remaining, 40_000));
+                assertThat(acquire(fivePerMinute)).isEqualTo(admitted(fivePerMinute, remaining, 40_000));
             }
-            assertThat(acquire(fivePerMinute)).isEqualTo(rejected(5, 0, 40_000, 40_000));
+            assertThat(acquire(fivePerMinute)).isEqualTo(rejected(fivePerMinute, 0, 40_000, 40_000));
 
             clock.advanceMillis(39_999);
-            assertThat(acquire(fivePerMinute)).isEqualTo(rejected(5, 0, 1, 1));
+            assertThat(acquire(fivePerMinute)).isEqualTo(rejected(fivePerMinute, 0, 1, 1));
             clock.advanceMillis(1);
-            assertThat(acquire(fivePerMinute)).isEqualTo(admitted(5, 4, 60_000));
+            assertThat(acquire(fivePerMinute)).isEqualTo(admitted(fivePerMinute, 4, 60_000));
         }
 
         @Test
@@ -267,14 +271,14 @@ public abstract class RateLimitStoreContract {
             // 41% into the window: ceil(0.59 × 30 + 5) = 23 counted, so 17 fit.
             clock.set(windowStart.plusMillis(24_600));
             for (int remaining = 16; remaining >= 0; remaining--) {
-                assertThat(acquire(tier)).isEqualTo(admitted(40, remaining, 35_400 + 60_000));
+                assertThat(acquire(tier)).isEqualTo(admitted(tier, remaining, 35_400 + 60_000));
             }
             // ceil(30 × (1 - e/60s)) + 22 + 1 <= 40 once e reaches 26 s.
-            assertThat(acquire(tier)).isEqualTo(rejected(40, 0, 95_400, 1_400));
+            assertThat(acquire(tier)).isEqualTo(rejected(tier, 0, 95_400, 1_400));
             clock.advanceMillis(1_399);
-            assertThat(acquire(tier)).isEqualTo(rejected(40, 0, 94_001, 1));
+            assertThat(acquire(tier)).isEqualTo(rejected(tier, 0, 94_001, 1));
             clock.advanceMillis(1);
-            assertThat(acquire(tier)).isEqualTo(admitted(40, 0, 94_000));
+            assertThat(acquire(tier)).isEqualTo(admitted(tier, 0, 94_000));
         }
 
         @Test
@@ -285,11 +289,11 @@ public abstract class RateLimitStoreContract {
 
             assertThat(admitUntilRejected(tier)).isEqualTo(10);
             // Next window, 6 s in: ceil(10 × 54/60) + 1 = 10 fits.
-            assertThat(acquire(tier)).isEqualTo(rejected(10, 0, 90_000, 36_000));
+            assertThat(acquire(tier)).isEqualTo(rejected(tier, 0, 90_000, 36_000));
             clock.advanceMillis(35_999);
             assertThat(acquire(tier).allowed()).isFalse();
             clock.advanceMillis(1);
-            assertThat(acquire(tier)).isEqualTo(admitted(10, 0, 114_000));
+            assertThat(acquire(tier)).isEqualTo(admitted(tier, 0, 114_000));
         }
 
         @Test
@@ -299,7 +303,7 @@ public abstract class RateLimitStoreContract {
             assertThat(admitUntilRejected(tier)).isEqualTo(10);
 
             clock.advance(ofMinutes(2));
-            assertThat(acquire(tier)).isEqualTo(admitted(10, 9, 120_000));
+            assertThat(acquire(tier)).isEqualTo(admitted(tier, 9, 120_000));
         }
     }
 
@@ -316,17 +320,17 @@ public abstract class RateLimitStoreContract {
 
         @Test
         void anEntryExactlyOneWindowOldNoLongerCounts() {
-            assertThat(acquire(threePerSecond)).isEqualTo(admitted(3, 2, 1_000));
+            assertThat(acquire(threePerSecond)).isEqualTo(admitted(threePerSecond, 2, 1_000));
             clock.advanceMillis(100);
-            assertThat(acquire(threePerSecond)).isEqualTo(admitted(3, 1, 1_000));
+            assertThat(acquire(threePerSecond)).isEqualTo(admitted(threePerSecond, 1, 1_000));
             clock.advanceMillis(100);
-            assertThat(acquire(threePerSecond)).isEqualTo(admitted(3, 0, 1_000));
+            assertThat(acquire(threePerSecond)).isEqualTo(admitted(threePerSecond, 0, 1_000));
 
             clock.advanceMillis(799);
-            assertThat(acquire(threePerSecond)).isEqualTo(rejected(3, 0, 201, 1));
+            assertThat(acquire(threePerSecond)).isEqualTo(rejected(threePerSecond, 0, 201, 1));
             clock.advanceMillis(1);
-            assertThat(acquire(threePerSecond)).isEqualTo(admitted(3, 0, 1_000));
-            assertThat(acquire(threePerSecond)).isEqualTo(rejected(3, 0, 1_000, 100));
+            assertThat(acquire(threePerSecond)).isEqualTo(admitted(threePerSecond, 0, 1_000));
+            assertThat(acquire(threePerSecond)).isEqualTo(rejected(threePerSecond, 0, 1_000, 100));
         }
 
         @Test
@@ -348,7 +352,7 @@ public abstract class RateLimitStoreContract {
             assertThat(admitUntilRejected(threePerSecond)).isEqualTo(3);
 
             clock.advanceMillis(200);
-            assertThat(acquire(threePerSecond)).isEqualTo(rejected(3, 0, 800, 800));
+            assertThat(acquire(threePerSecond)).isEqualTo(rejected(threePerSecond, 0, 800, 800));
         }
 
         @Test
@@ -357,7 +361,7 @@ public abstract class RateLimitStoreContract {
             for (int i = 0; i < 20; i++) {
                 assertThat(acquire(5, tier).allowed()).isTrue();
             }
-            assertThat(acquire(tier)).isEqualTo(rejected(100, 0, 1_000, 1_000));
+            assertThat(acquire(tier)).isEqualTo(rejected(tier, 0, 1_000, 1_000));
         }
     }
 
@@ -376,26 +380,26 @@ public abstract class RateLimitStoreContract {
         @DisplayName("capacity 10 at 10/s: cost 6 leaves 4, 200 ms later cost 5 leaves 1, 900 ms later it is full")
         void workedExampleFromTheDesign() {
             clock.advanceMillis(300);
-            assertThat(acquire(6, tenPerSecond)).isEqualTo(admitted(10, 4, 600));
+            assertThat(acquire(6, tenPerSecond)).isEqualTo(admitted(tenPerSecond, 4, 600));
             clock.advanceMillis(200);
-            assertThat(acquire(5, tenPerSecond)).isEqualTo(admitted(10, 1, 900));
+            assertThat(acquire(5, tenPerSecond)).isEqualTo(admitted(tenPerSecond, 1, 900));
 
             clock.advanceMillis(899);
-            assertThat(acquire(10, tenPerSecond)).isEqualTo(rejected(10, 9, 1, 1));
+            assertThat(acquire(10, tenPerSecond)).isEqualTo(rejected(tenPerSecond, 9, 1, 1));
             clock.advanceMillis(1);
             // 1 + 9 refilled tokens make exactly 10.
-            assertThat(acquire(10, tenPerSecond)).isEqualTo(admitted(10, 0, 1_000));
+            assertThat(acquire(10, tenPerSecond)).isEqualTo(admitted(tenPerSecond, 0, 1_000));
         }
 
         @Test
         void aNewBucketStartsFullAndRefillsEvenly() {
             assertThat(admitUntilRejected(tenPerSecond)).isEqualTo(10);
-            assertThat(acquire(tenPerSecond)).isEqualTo(rejected(10, 0, 1_000, 100));
+            assertThat(acquire(tenPerSecond)).isEqualTo(rejected(tenPerSecond, 0, 1_000, 100));
 
             clock.advanceMillis(99);
             assertThat(acquire(tenPerSecond).allowed()).isFalse();
             clock.advanceMillis(1);
-            assertThat(acquire(tenPerSecond)).isEqualTo(admitted(10, 0, 1_000));
+            assertThat(acquire(tenPerSecond)).isEqualTo(admitted(tenPerSecond, 0, 1_000));
         }
 
         @Test
@@ -410,12 +414,12 @@ public abstract class RateLimitStoreContract {
             Tier threePerSevenSeconds = Tier.of(3, ofSeconds(7), TOKEN_BUCKET);
             assertThat(admitUntilRejected(threePerSevenSeconds)).isEqualTo(3);
             // One token takes 7000 / 3 = 2333.3 ms: 2334 whole milliseconds.
-            assertThat(acquire(threePerSevenSeconds)).isEqualTo(rejected(3, 0, 7_000, 2_334));
+            assertThat(acquire(threePerSevenSeconds)).isEqualTo(rejected(threePerSevenSeconds, 0, 7_000, 2_334));
             clock.advanceMillis(2_333);
             assertThat(acquire(threePerSevenSeconds).allowed()).isFalse();
             clock.advanceMillis(1);
             // 2334 ms refilled 7002 of 7000 units a token: the spare 2 units shorten nothing.
-            assertThat(acquire(threePerSevenSeconds)).isEqualTo(admitted(3, 0, 7_000));
+            assertThat(acquire(threePerSevenSeconds)).isEqualTo(admitted(threePerSevenSeconds, 0, 7_000));
         }
     }
 
@@ -482,7 +486,7 @@ public abstract class RateLimitStoreContract {
             clock.advanceMillis(resetAfter - 1);
             assertThat(acquire(5, tier).allowed()).as("the full limit one millisecond before resetAfter").isFalse();
             clock.advanceMillis(1);
-            assertThat(acquire(5, tier)).as("the full limit at resetAfter").isEqualTo(admitted(5, 0,
+            assertThat(acquire(5, tier)).as("the full limit at resetAfter").isEqualTo(admitted(tier, 0,
                     acquire5ResetAfter(algorithm)));
         }
 
@@ -554,6 +558,7 @@ public abstract class RateLimitStoreContract {
             Decision rejected = acquire(2, twoPerSecond, threePerMinute);
             assertThat(rejected.allowed()).isFalse();
             assertThat(rejected.limit()).isEqualTo(3);
+            assertThat(rejected.window()).isEqualTo(ofMinutes(1));
             assertThat(rejected.remaining()).isEqualTo(1);
             assertThat(rejected.retryAfter()).isGreaterThan(ofSeconds(2));
             assertThat(rejected.resetAfter()).isGreaterThanOrEqualTo(rejected.retryAfter());
@@ -583,21 +588,23 @@ public abstract class RateLimitStoreContract {
             Tier threePerMinute = Tier.of(3, ofMinutes(1), algorithm);
             clock.alignTo(ofMinutes(1));
 
-            assertThat(acquire(twoPerSecond, threePerMinute)).extracting(Decision::limit, Decision::remaining)
-                    .containsExactly(2L, 1L);
+            assertThat(acquire(twoPerSecond, threePerMinute)).extracting(Decision::limit, Decision::remaining,
+                    Decision::window).containsExactly(2L, 1L, ofSeconds(1));
             acquire(twoPerSecond, threePerMinute);
             Decision rejectedBySecond = acquire(twoPerSecond, threePerMinute);
             assertThat(rejectedBySecond.allowed()).isFalse();
             assertThat(rejectedBySecond.limit()).isEqualTo(2);
+            assertThat(rejectedBySecond.window()).isEqualTo(ofSeconds(1));
             assertThat(rejectedBySecond.retryAfter()).isLessThan(ofSeconds(2));
 
             clock.advance(rejectedBySecond.retryAfter());
             assertThat(acquire(twoPerSecond, threePerMinute)).extracting(Decision::allowed, Decision::limit,
-                    Decision::remaining).containsExactly(true, 3L, 0L);
+                    Decision::remaining, Decision::window).containsExactly(true, 3L, 0L, ofMinutes(1));
 
             Decision rejectedByMinute = acquire(twoPerSecond, threePerMinute);
             assertThat(rejectedByMinute.allowed()).isFalse();
             assertThat(rejectedByMinute.limit()).isEqualTo(3);
+            assertThat(rejectedByMinute.window()).isEqualTo(ofMinutes(1));
             assertThat(rejectedByMinute.retryAfter()).isGreaterThan(ofSeconds(1));
         }
 
@@ -711,6 +718,75 @@ public abstract class RateLimitStoreContract {
 
             assertThat(acquire(7, tier)).extracting(Decision::allowed, Decision::remaining).containsExactly(true, 0L);
         }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void countedRejectionsCountAtMostOneMoreWindowsWorth(Algorithm algorithm) {
+            Tier tier = Tier.of(1_000, ofMinutes(1), algorithm).withCountRejected();
+            assumeSupported(tier);
+            clock.alignTo(ofMinutes(1));
+            String hammered = key + ":hammered";
+            for (String each : List.of(key, hammered)) {
+                assertThat(store.tryAcquire(each, List.of(tier), 1_000).allowed()).isTrue();
+                assertThat(store.tryAcquire(each, List.of(tier), 1_000).allowed()).isFalse();
+            }
+            // Fifty more windows' worth count no more than one: counts stay bounded, never overflow.
+            for (int i = 0; i < 50; i++) {
+                assertThat(store.tryAcquire(hammered, List.of(tier), 1_000).allowed()).isFalse();
+            }
+            for (int step = 0; step < 6; step++) {
+                clock.advance(ofSeconds(25));
+                assertThat(store.tryAcquire(hammered, List.of(tier), 1)).as("%d s later", 25 * (step + 1))
+                        .isEqualTo(store.tryAcquire(key, List.of(tier), 1));
+            }
+        }
+
+        @Test
+        void aSlidingLogCallOfAnyCostIsOneEntryWithExactFigures() {
+            Tier tier = Tier.of(1_000_000, ofMinutes(1), SLIDING_LOG);
+            assumeSupported(tier);
+            assertThat(acquire(999_999, tier)).isEqualTo(admitted(tier, 1, 60_000));
+            clock.advanceMillis(10);
+            assertThat(acquire(tier)).isEqualTo(admitted(tier, 0, 60_000));
+            assertThat(acquire(2, tier)).isEqualTo(rejected(tier, 0, 60_000, 59_990));
+
+            clock.advanceMillis(59_990);
+            assertThat(acquire(1_000_000, tier)).as("the first call left the window, the second not yet")
+                    .isEqualTo(rejected(tier, 999_999, 10, 10));
+            assertThat(acquire(999_999, tier)).isEqualTo(admitted(tier, 0, 60_000));
+        }
+    }
+
+    @Nested
+    class ChangedLimits {
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void flippingBetweenTwoLimitsNeverAdmitsMoreThanTheLarger(Algorithm algorithm) {
+            assumeSupported(algorithm);
+            clock.alignTo(ofHours(1));
+            Tier low = Tier.of(100, ofHours(1), algorithm);
+            Tier high = Tier.of(200, ofHours(1), algorithm);
+
+            // Two instances of an application, deployed with different limits, call in turn.
+            int admitted = 0;
+            for (int i = 0; i < 2_000; i++) {
+                if (acquire(i % 2 == 0 ? low : high).allowed()) {
+                    admitted++;
+                }
+            }
+            assertThat(admitted).isLessThanOrEqualTo(200);
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void aLoweredLimitHoldsNoMoreThanItsFigure(Algorithm algorithm) {
+            assumeSupported(algorithm);
+            clock.alignTo(ofHours(1));
+            acquire(Tier.of(200, ofHours(1), algorithm));
+
+            assertThat(admitUntilRejected(Tier.of(100, ofHours(1), algorithm))).isEqualTo(99);
+        }
     }
 
     @Nested
@@ -727,9 +803,9 @@ public abstract class RateLimitStoreContract {
             assertThat(admitUntilRejected(tier)).isEqualTo(3);
             clock.advance(ofMinutes(2));
             assertThat(acquire(tier)).as("2 minutes into the block, though the tier admits again")
-                    .isEqualTo(rejected(3, 0, ofMinutes(13).toMillis(), ofMinutes(13).toMillis()));
+                    .isEqualTo(rejected(tier, 0, ofMinutes(13).toMillis(), ofMinutes(13).toMillis()));
             clock.advance(ofMinutes(13).minusMillis(1));
-            assertThat(acquire(tier)).isEqualTo(rejected(3, 0, 1, 1));
+            assertThat(acquire(tier)).isEqualTo(rejected(tier, 0, 1, 1));
             clock.advanceMillis(1);
             assertThat(acquire(tier).allowed()).isTrue();
         }
@@ -745,7 +821,7 @@ public abstract class RateLimitStoreContract {
             acquire(tier);
             acquire(tier);
             long block = ofMinutes(15).toMillis();
-            assertThat(acquire(tier)).isEqualTo(rejected(2, 0, block, block));
+            assertThat(acquire(tier)).isEqualTo(rejected(tier, 0, block, block));
         }
 
         @ParameterizedTest

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -44,6 +45,7 @@ public final class RateLimiter {
     private final String namespace;
     private final RateLimitStore store;
     private final List<Tier> tiers;
+    private final long smallestLimit;
     private final long cost;
     private final OnLimit onLimit;
     private final Duration maxWait;
@@ -61,6 +63,7 @@ public final class RateLimiter {
         this.namespace = name.replace("\\", "\\\\").replace(":", "\\:") + ':';
         this.store = builder.store;
         this.tiers = List.copyOf(builder.tiers);
+        this.smallestLimit = tiers.stream().mapToLong(Tier::limit).min().orElseThrow();
         this.cost = builder.cost;
         this.onLimit = builder.onLimit;
         this.maxWait = builder.maxWait;
@@ -98,13 +101,34 @@ public final class RateLimiter {
      * Decides one call, without waiting or throwing.
      *
      * @param key  the key to count the call for, not null
-     * @param cost permits the call takes, from 1 to the smallest limit
+     * @param cost permits the call takes, at least 1; a call costing more than a tier's limit is
+     *             rejected, with that tier's window as {@code retryAfter}, without asking the store
      * @return the decision; when allowed, the call has been counted
      * @throws StoreUnavailableException under {@link FailurePolicy#FAIL_CLOSED}, when the store
      *         cannot decide
      */
     public Decision tryAcquire(String key, long cost) {
-        return reported(key, decide(key, cost));
+        Decision neverFits = neverFits(cost);
+        return reported(key, neverFits != null ? neverFits : decide(key, cost));
+    }
+
+    /**
+     * The rejection of a call that costs more than a tier's limit, which no wait would let pass;
+     * {@code null} for a call that can fit. Such a call, whose cost usually comes from what a
+     * client sent, is rejected without asking the store or counting it: the binding tier is the
+     * longest of those the cost exceeds, and {@code retryAfter} its window.
+     */
+    private @Nullable Decision neverFits(long cost) {
+        if (cost <= smallestLimit) {
+            return null;
+        }
+        Tier binding = null;
+        for (Tier tier : tiers) {
+            if (tier.limit() < cost && (binding == null || tier.window().compareTo(binding.window()) > 0)) {
+                binding = tier;
+            }
+        }
+        return new Decision(false, binding.limit(), 0, binding.window(), binding.window(), binding.window());
     }
 
     private Decision decide(String key, long cost) {
@@ -136,14 +160,15 @@ public final class RateLimiter {
         for (RateLimitListener listener : listeners) {
             listener.onStoreFailure(this, failure);
         }
-        failureLog.record(failure);
+        failureLog.record(failure, storeKey);
         return switch (onStoreFailure) {
             case FAIL_OPEN -> {
-                long limit = tiers.stream().mapToLong(Tier::limit).min().orElseThrow();
-                yield new Decision(true, limit, limit - cost, Duration.ZERO, Duration.ZERO);
+                Tier tightest = tiers.stream().min(Comparator.comparingLong(Tier::limit)).orElseThrow();
+                yield new Decision(true, tightest.limit(), tightest.limit() - cost, Duration.ZERO, Duration.ZERO,
+                        tightest.window());
             }
             case LOCAL_FALLBACK -> fallbackStore().tryAcquire(storeKey, tiers, cost);
-            case FAIL_CLOSED -> throw StoreUnavailableException.of(name, failure);
+            case FAIL_CLOSED -> throw StoreUnavailableException.of(name, failure, storeKey);
         };
     }
 
@@ -186,12 +211,17 @@ public final class RateLimiter {
      * Takes {@code cost} permits as this limiter's {@link OnLimit} says.
      *
      * @param key  the key to count the call for, not null
-     * @param cost permits the call takes, from 1 to the smallest limit
+     * @param cost permits the call takes, at least 1; a call costing more than a tier's limit is
+     *             rejected, with that tier's window as {@code retryAfter}, without asking the store
      * @return the admitting decision
      * @throws RateLimitExceededException when the call is rejected
      * @see #acquire(String)
      */
     public Decision acquire(String key, long cost) {
+        Decision neverFits = neverFits(cost);
+        if (neverFits != null) {
+            throw rejection(key, reported(key, neverFits));
+        }
         Instant start = clock.instant();
         Instant deadline = start.plus(maxWait);
         boolean waited = false;
@@ -244,12 +274,16 @@ public final class RateLimiter {
      * {@link Sleeper#sleepAsync}.
      *
      * @param key  the key to count the call for, not null
-     * @param cost permits the call takes
+     * @param cost permits the call takes, at least 1; more than a tier's limit is rejected
      * @return a stage completing with the admitting decision, or failing with
      *         {@link RateLimitExceededException} (or, under {@link FailurePolicy#FAIL_CLOSED}
      *         when the store cannot decide, {@link StoreUnavailableException})
      */
     public CompletionStage<Decision> acquireAsync(String key, long cost) {
+        Decision neverFits = neverFits(cost);
+        if (neverFits != null) {
+            return CompletableFuture.failedFuture(rejection(key, reported(key, neverFits)));
+        }
         Instant start = clock.instant();
         return attemptAsync(key, cost, start, start.plus(maxWait), false);
     }
@@ -270,7 +304,8 @@ public final class RateLimiter {
                 throw failure instanceof CompletionException completion ? completion : new CompletionException(cause);
             }
             RuntimeException storeFailure = cause instanceof RuntimeException runtime ? runtime
-                    : new StoreUnavailableException(StoreUnavailableException.describe(cause), Duration.ofSeconds(1));
+                    : new StoreUnavailableException(StoreUnavailableException.describe(cause, storeKey),
+                            Duration.ofSeconds(1));
             return whenStoreFailed(storeFailure, storeKey, cost);
         }).thenCompose(decision -> {
             Duration wait = decision.allowed() ? null : waitBefore(decision, deadline);

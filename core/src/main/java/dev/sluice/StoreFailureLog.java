@@ -30,8 +30,8 @@ final class StoreFailureLog {
         this.clock = clock;
     }
 
-    /** Counts a call the failure policy answered, and logs if a line is due. */
-    void record(RuntimeException failure) {
+    /** Counts a call the failure policy answered, and logs if a line is due, naming no key. */
+    void record(RuntimeException failure, String storeKey) {
         failures.increment();
         long now = clock.millis();
         long last = lastLine.get();
@@ -43,7 +43,7 @@ final class StoreFailureLog {
                 + calls + (calls == 1 ? " call" : " calls")
                 + (last == NEVER ? "" : " in the last " + Duration.ofMillis(now - last).toSeconds() + " s")
                 + ", " + consequence() + " (" + policy + "); the last failure: "
-                + StoreUnavailableException.describe(failure));
+                + StoreUnavailableException.describe(failure, storeKey));
     }
 
     private String consequence() {

@@ -48,19 +48,35 @@ public class StoreUnavailableException extends RuntimeException {
      *
      * @param limiterName the limiter whose call failed
      * @param failure     what the store threw
-     * @return the exception, with {@code failure} as its cause
+     * @param storeKey    the key the store was asked about, kept out of the message
+     * @return the exception, with {@code failure} as its cause unless a message of it names the key
      */
-    static StoreUnavailableException of(String limiterName, RuntimeException failure) {
+    static StoreUnavailableException of(String limiterName, RuntimeException failure, String storeKey) {
         Duration retryAfter = failure instanceof StoreUnavailableException unavailable
                 ? unavailable.retryAfter() : Duration.ofSeconds(1);
         return new StoreUnavailableException("Rate limiter '" + limiterName + "' could not decide: "
-                + describe(failure), limiterName, retryAfter, failure);
+                + describe(failure, storeKey), limiterName, retryAfter, namesKey(failure, storeKey) ? null : failure);
     }
 
     /** A store failure in one line: the message of this exception, the type and message of any other. */
     static String describe(Throwable failure) {
         return failure instanceof StoreUnavailableException ? failure.getMessage()
                 : failure.getClass().getSimpleName() + (failure.getMessage() == null ? "" : ": " + failure.getMessage());
+    }
+
+    /** A store failure in one line, with the key it was asked about replaced by {@code <key>}. */
+    static String describe(Throwable failure, String storeKey) {
+        return describe(failure).replace(storeKey, "<key>");
+    }
+
+    /** Whether the message of the failure, or of any of its causes, names the key. */
+    private static boolean namesKey(Throwable failure, String storeKey) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause.getMessage() != null && cause.getMessage().contains(storeKey)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

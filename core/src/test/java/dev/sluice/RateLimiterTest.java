@@ -113,6 +113,26 @@ class RateLimiterTest {
         }
 
         @Test
+        void rejectsACallCostingMoreThanATierHoldsWithoutAskingTheStoreOrWaiting() {
+            RateLimiter patient = limiter("uploads").onLimit(OnLimit.WAIT).maxWait(ofMinutes(90))
+                    .tier(Tier.of(5, ofMinutes(1), FIXED_WINDOW))
+                    .tier(Tier.of(10, Duration.ofHours(1), TOKEN_BUCKET))
+                    .build();
+
+            assertThat(patient.tryAcquire("k", 7)).as("beyond the minute's 5")
+                    .isEqualTo(new Decision(false, 5, 0, ofMinutes(1), ofMinutes(1), ofMinutes(1)));
+            assertThatThrownBy(() -> patient.acquire("k", 11)).as("beyond the hour's 10 too: the longer window binds")
+                    .isInstanceOfSatisfying(RateLimitExceededException.class, e -> {
+                        assertThat(e.retryAfter()).isEqualTo(Duration.ofHours(1));
+                        assertThat(e.decision().window()).isEqualTo(Duration.ofHours(1));
+                    });
+            assertThatThrownBy(() -> patient.acquireAsync("k", Long.MAX_VALUE).toCompletableFuture().join())
+                    .hasCauseInstanceOf(RateLimitExceededException.class);
+            assertThat(sleeps).as("no wait lets such a call pass").isEmpty();
+            assertThat(patient.tryAcquire("k", 5).allowed()).as("nothing was counted").isTrue();
+        }
+
+        @Test
         void usesADefaultReasonWithoutAMessage() {
             RateLimiter plain = limiter("plain").tier(Tier.of(1, ofMinutes(1), FIXED_WINDOW)).build();
             plain.acquire("k");
@@ -315,9 +335,38 @@ class RateLimiterTest {
         }
 
         @Test
+        void keepsTheKeyOutOfTheExceptionItsCauseAndTheLogWhenTheStoresMessageNamesIt() {
+            RateLimiter closed = RateLimiter.builder().name("otp").clock(clock).onStoreFailure(FailurePolicy.FAIL_CLOSED)
+                    .tier(Tier.of(2, ofMinutes(1), FIXED_WINDOW))
+                    .store(new RateLimitStore() {
+                        @Override
+                        public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
+                            throw new IllegalStateException("no answer for " + key,
+                                    new java.io.IOException("reset while sending " + key));
+                        }
+
+                        @Override
+                        public CompletionStage<Decision> tryAcquireAsync(String key, List<Tier> tiers, long cost) {
+                            return CompletableFuture.failedFuture(new java.io.IOException("reset while sending " + key));
+                        }
+                    })
+                    .build();
+
+            List<LogRecord> lines = captureLog(() -> {
+                assertThatThrownBy(() -> closed.acquire("+447700900123"))
+                        .hasMessage("Rate limiter 'otp' could not decide: IllegalStateException: no answer for <key>")
+                        .satisfies(RateLimiterTest::namesNoKey);
+                assertThatThrownBy(() -> closed.acquireAsync("+447700900123").toCompletableFuture().join())
+                        .satisfies(RateLimiterTest::namesNoKey).cause()
+                        .hasMessage("Rate limiter 'otp' could not decide: IOException: reset while sending <key>");
+            });
+            assertThat(lines).isNotEmpty().allSatisfy(line -> assertThat(line.getMessage()).doesNotContain("+4477"));
+        }
+
+        @Test
         void malformedRequestsAreNeverTakenForOutages() {
             RateLimiter open = limiter(FailurePolicy.FAIL_OPEN);
-            assertThatThrownBy(() -> open.acquire("k", 3)).isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> open.acquire("k", 0)).isInstanceOf(IllegalArgumentException.class);
         }
 
         @Test
@@ -357,6 +406,12 @@ class RateLimiterTest {
                     return CompletableFuture.failedFuture(failure);
                 }
             };
+        }
+    }
+
+    private static void namesNoKey(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            assertThat(t.getMessage()).doesNotContain("+4477");
         }
     }
 

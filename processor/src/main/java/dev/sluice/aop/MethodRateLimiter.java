@@ -1,6 +1,8 @@
 package dev.sluice.aop;
 
+import dev.sluice.Decision;
 import dev.sluice.InMemoryRateLimitStore;
+import dev.sluice.RateLimitExceededException;
 import dev.sluice.RateLimitListener;
 import dev.sluice.RateLimitStore;
 import dev.sluice.RateLimiter;
@@ -16,6 +18,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
@@ -72,6 +75,7 @@ public final class MethodRateLimiter {
     private final FailurePolicy onStoreFailure;
     private final RateLimitStore fallbackStore;
     private final List<RateLimitListener> listeners;
+    private final List<CallScopedListener> callScopedListeners;
     private final Expressions expressions;
     private final LimitDefinitionParser parser;
     private final Map<MethodClassKey, List<MethodLimit>> limits = new ConcurrentHashMap<>();
@@ -85,6 +89,7 @@ public final class MethodRateLimiter {
         this.fallbackStore = builder.fallbackStore != null ? builder.fallbackStore
                 : InMemoryRateLimitStore.builder().clock(clock).build();
         this.listeners = List.copyOf(builder.listeners);
+        this.callScopedListeners = List.copyOf(builder.callScopedListeners);
         this.expressions = new Expressions(builder.variables, builder.beanResolver);
         this.parser = new LimitDefinitionParser(builder.placeholders, builder.overrides, expressions);
     }
@@ -121,14 +126,44 @@ public final class MethodRateLimiter {
         // Limits with a shared key and a fixed cost need no expression context.
         EvaluationContext context = usesExpressions(methodLimits)
                 ? expressions.context(specific, args, target, targetClass) : null;
+        List<RateLimitListener> heard = listenersForThisCall();
         Class<?> returnType = specific.getReturnType();
         if (returnType == CompletionStage.class || returnType == CompletableFuture.class) {
-            return invokeAsync(methodLimits, context, invocation);
+            return invokeAsync(methodLimits, context, heard, invocation);
         }
         for (MethodLimit limit : methodLimits) {
-            limit.limiter.acquire(limit.key(context), limit.cost(context));
+            String key = limit.key(context);
+            Decision decision;
+            try {
+                decision = limit.limiter.acquire(key, limit.cost(context));
+            } catch (RateLimitExceededException rejection) {
+                tell(heard, limit.limiter, key, rejection.decision());
+                throw rejection;
+            }
+            tell(heard, limit.limiter, key, decision);
         }
         return invocation.proceed();
+    }
+
+    /** The call-scoped listeners for the call starting on this thread. */
+    private List<RateLimitListener> listenersForThisCall() {
+        if (callScopedListeners.isEmpty()) {
+            return List.of();
+        }
+        List<RateLimitListener> heard = new ArrayList<>(callScopedListeners.size());
+        for (CallScopedListener scoped : callScopedListeners) {
+            RateLimitListener listener = scoped.forThisCall();
+            if (listener != null) {
+                heard.add(listener);
+            }
+        }
+        return heard;
+    }
+
+    private static void tell(List<RateLimitListener> heard, RateLimiter limiter, String key, Decision decision) {
+        for (RateLimitListener listener : heard) {
+            listener.onDecision(limiter, key, decision);
+        }
     }
 
     private static boolean usesExpressions(List<MethodLimit> methodLimits) {
@@ -142,12 +177,22 @@ public final class MethodRateLimiter {
 
     private static CompletableFuture<@Nullable Object> invokeAsync(List<MethodLimit> methodLimits,
                                                                    @Nullable EvaluationContext context,
+                                                                   List<RateLimitListener> heard,
                                                                    Invocation invocation) {
         CompletableFuture<?> admitted = CompletableFuture.completedFuture(null);
         for (MethodLimit limit : methodLimits) {
             String key = limit.key(context);
             long cost = limit.cost(context);
-            admitted = admitted.thenCompose(previous -> limit.limiter.acquireAsync(key, cost));
+            admitted = admitted.thenCompose(previous -> limit.limiter.acquireAsync(key, cost)
+                    .whenComplete((decision, failure) -> {
+                        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                                ? failure.getCause() : failure;
+                        if (decision != null) {
+                            tell(heard, limit.limiter, key, decision);
+                        } else if (cause instanceof RateLimitExceededException rejection) {
+                            tell(heard, limit.limiter, key, rejection.decision());
+                        }
+                    }));
         }
         return admitted.thenCompose(decision -> {
             try {
@@ -301,6 +346,7 @@ public final class MethodRateLimiter {
         private FailurePolicy onStoreFailure = FailurePolicy.LOCAL_FALLBACK;
         private @Nullable RateLimitStore fallbackStore;
         private final List<RateLimitListener> listeners = new ArrayList<>();
+        private final List<CallScopedListener> callScopedListeners = new ArrayList<>();
 
         private Builder() {
         }
@@ -313,6 +359,18 @@ public final class MethodRateLimiter {
          */
         public Builder listener(RateLimitListener listener) {
             listeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
+        /**
+         * Adds a listener asked on the calling thread of each limited call for a listener of
+         * that call's decisions, which may complete on other threads.
+         *
+         * @param listener the call-scoped listener
+         * @return this builder
+         */
+        public Builder callScopedListener(CallScopedListener listener) {
+            callScopedListeners.add(Objects.requireNonNull(listener, "listener"));
             return this;
         }
 

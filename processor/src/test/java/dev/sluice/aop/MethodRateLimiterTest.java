@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.sluice.Decision;
 import dev.sluice.InMemoryRateLimitStore;
 import dev.sluice.RateLimitExceededException;
+import dev.sluice.RateLimitListener;
 import dev.sluice.RateLimitStore;
 import dev.sluice.RateLimiter;
 import dev.sluice.Sleeper;
@@ -29,6 +30,10 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -188,6 +193,15 @@ class MethodRateLimiterTest {
         }
 
         @Test
+        void rejectsACostAboveTheLimitAsACallThatCanNeverPass() throws Throwable {
+            Otp otp = new Otp();
+            assertThatThrownBy(() -> call(otp, "batch", "u", List.of("a", "b", "c", "d", "e", "f")))
+                    .isInstanceOfSatisfying(RateLimitExceededException.class,
+                            e -> assertThat(e.retryAfter()).isEqualTo(Duration.ofMinutes(1)));
+            call(otp, "batch", "u", List.of("a", "b", "c", "d", "e"));
+        }
+
+        @Test
         void offersContributedVariablesUnlessAParameterHasTheirName() throws Throwable {
             MethodRateLimiter withIp = builder().variables(new RateLimitVariables() {
                 @Override
@@ -276,6 +290,60 @@ class MethodRateLimiterTest {
             assertThatThrownBy(((CompletableFuture<?>) rejected)::join).isInstanceOf(CompletionException.class)
                     .hasCauseInstanceOf(RateLimitExceededException.class);
             assertThat(calls).hasValue(1);
+        }
+
+        @Test
+        void aCallScopedListenerHearsDecisionsCompletedOnAnotherThreadWithWhatItCapturedOnTheCallingThread()
+                throws Throwable {
+            ExecutorService storeThread = Executors.newSingleThreadExecutor();
+            CountDownLatch answering = new CountDownLatch(1);
+            InMemoryRateLimitStore counts = InMemoryRateLimitStore.builder().clock(clock).build();
+            RateLimitStore elsewhere = new RateLimitStore() {
+                @Override
+                public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
+                    return counts.tryAcquire(key, tiers, cost);
+                }
+
+                @Override
+                public CompletionStage<Decision> tryAcquireAsync(String key, List<Tier> tiers, long cost) {
+                    // Answers once the calls have returned, as a remote store would.
+                    return CompletableFuture.supplyAsync(() -> {
+                        try {
+                            answering.await();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                        return counts.tryAcquire(key, tiers, cost);
+                    }, storeThread);
+                }
+            };
+            ThreadLocal<String> request = new ThreadLocal<>();
+            List<String> heard = new CopyOnWriteArrayList<>();
+            MethodRateLimiter limiter = builder().store(elsewhere).callScopedListener(() -> {
+                String captured = request.get();
+                return new RateLimitListener() {
+                    @Override
+                    public void onDecision(RateLimiter rateLimiter, String key, Decision decision) {
+                        heard.add(captured + ": " + (decision.allowed() ? "allowed" : "rejected") + " on "
+                                + (request.get() == null ? "another thread" : "the calling thread"));
+                    }
+                };
+            }).build();
+            try {
+                Partner partner = new Partner();
+                request.set("GET /later");
+                CompletableFuture<?> admitted = (CompletableFuture<?>) call(limiter, partner, "later");
+                CompletableFuture<?> rejected = (CompletableFuture<?>) call(limiter, partner, "later");
+                request.remove();
+                answering.countDown();
+
+                admitted.join();
+                assertThatThrownBy(rejected::join).hasCauseInstanceOf(RateLimitExceededException.class);
+                assertThat(heard).containsExactly("GET /later: allowed on another thread",
+                        "GET /later: rejected on another thread");
+            } finally {
+                storeThread.shutdownNow();
+            }
         }
 
         @Test

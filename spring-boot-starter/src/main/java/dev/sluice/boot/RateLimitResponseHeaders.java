@@ -3,8 +3,8 @@ package dev.sluice.boot;
 import dev.sluice.Decision;
 import dev.sluice.RateLimitListener;
 import dev.sluice.RateLimiter;
-import dev.sluice.Tier;
 import dev.sluice.annotation.OnLimit;
+import dev.sluice.aop.CallScopedListener;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.time.Duration;
@@ -18,14 +18,21 @@ import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.context.request.ServletRequestAttributes;
 
 /**
- * Puts rate-limit headers on the response of the current request: after each decision of a
- * limited method called while handling it, and again when a rejection becomes a 429. Each
- * rejecting limiter of the call ({@code onLimit = REJECT}) is one policy of
- * {@code RateLimit-Policy} and {@code RateLimit} (draft-ietf-httpapi-ratelimit-headers-10),
- * whose quota and window are those of the tier the decision binds; the {@code X-RateLimit-*}
- * headers carry the most restrictive one. Limiters that wait stay out, unless they reject.
+ * Puts rate-limit headers on the response of the request a limited call was made for: after
+ * each decision of the call, on whatever thread it completes (the request is captured on the
+ * thread making the call), and again when a rejection becomes a 429.
+ *
+ * <p>The fields are those of draft-ietf-httpapi-ratelimit-headers-11. Each rejecting limiter of
+ * the request ({@code onLimit = REJECT}) is one policy of {@code RateLimit-Policy} and
+ * {@code RateLimit}, named by the limiter, with the quota {@code q} and window {@code w} of the
+ * tier its decision binds. In {@code RateLimit}, {@code r} is what that tier still admits and
+ * {@code t} the effective window in seconds: for a rejection, the wait after which the call
+ * could pass, which {@code Retry-After} gives too; for an admitted call, the time until the
+ * tier is back to its full quota. On a 429 no {@code t} is later than {@code Retry-After}, as
+ * the draft asks. The {@code X-RateLimit-*} headers carry the most restrictive policy. Limiters
+ * that wait stay out, unless they reject.
  */
-final class RateLimitResponseHeaders implements RateLimitListener {
+final class RateLimitResponseHeaders implements CallScopedListener {
 
     private static final String DECISIONS = RateLimitResponseHeaders.class.getName() + ".decisions";
 
@@ -35,37 +42,53 @@ final class RateLimitResponseHeaders implements RateLimitListener {
         this.headers = headers;
     }
 
-    /** One limiter's latest decision in this request; the limiter is unknown for foreign rejections. */
-    private record Policy(String name, @Nullable RateLimiter limiter, Decision decision) {
-    }
+    /** One limiter's latest decision in this request. */
+    private record Policy(String name, Decision decision) {
 
-    /** Limiters that wait usually guard outbound calls: their quota is not the client's business. */
-    @Override
-    public void onDecision(RateLimiter limiter, String key, Decision decision) {
-        if (limiter.onLimit() == OnLimit.REJECT
-                && RequestContextHolder.getRequestAttributes() instanceof ServletRequestAttributes attributes
-                && attributes.getResponse() != null) {
-            record(attributes.getRequest(), limiter.name(), limiter, decision);
-            write(attributes.getRequest(), attributes.getResponse());
+        /** The effective window of {@code RateLimit}'s {@code t}, in whole seconds rounded up. */
+        long effectiveWindow() {
+            return seconds(decision.allowed() ? decision.resetAfter() : decision.retryAfter());
         }
     }
 
-    /** Records a rejection no listener saw (a limiter built without this one), then writes every header. */
+    /**
+     * Captures the current request, if any. Limiters that wait stay out: they usually guard
+     * outbound calls, whose quota is not the client's business.
+     */
+    @Override
+    public @Nullable RateLimitListener forThisCall() {
+        if (!(RequestContextHolder.getRequestAttributes() instanceof ServletRequestAttributes attributes)
+                || attributes.getResponse() == null) {
+            return null;
+        }
+        HttpServletRequest request = attributes.getRequest();
+        HttpServletResponse response = attributes.getResponse();
+        return new RateLimitListener() {
+            @Override
+            public void onDecision(RateLimiter limiter, String key, Decision decision) {
+                if (limiter.onLimit() == OnLimit.REJECT) {
+                    record(request, limiter.name(), decision);
+                    write(request, response, null);
+                }
+            }
+        };
+    }
+
+    /**
+     * Records a rejection, which the call's listener may not have heard (a limiter that waits,
+     * or one called outside the aspect), then writes every header with {@code Retry-After}.
+     */
     void writeRejection(HttpServletRequest request, HttpServletResponse response, String limiterName,
                         Decision decision) {
-        synchronized (request) {
-            if (!policies(request).containsKey(limiterName)) {
-                record(request, limiterName, null, decision);
-            }
-        }
-        write(request, response);
-        response.setHeader("Retry-After", String.valueOf(seconds(decision.retryAfter())));
+        record(request, limiterName, decision);
+        long retryAfter = seconds(decision.retryAfter());
+        write(request, response, retryAfter);
+        response.setHeader("Retry-After", String.valueOf(retryAfter));
     }
 
-    private static void record(HttpServletRequest request, String name, @Nullable RateLimiter limiter,
-                               Decision decision) {
+    private static void record(HttpServletRequest request, String name, Decision decision) {
         synchronized (request) {
-            policies(request).put(name, new Policy(name, limiter, decision));
+            policies(request).put(name, new Policy(name, decision));
         }
     }
 
@@ -82,51 +105,53 @@ final class RateLimitResponseHeaders implements RateLimitListener {
         }
     }
 
-    private void write(HttpServletRequest request, HttpServletResponse response) {
+    /** Writes the headers unless the response is committed; on a 429, no {@code t} beyond its {@code Retry-After}. */
+    private void write(HttpServletRequest request, HttpServletResponse response, @Nullable Long retryAfter) {
         if (headers == SluiceProperties.Headers.NONE) {
             return;
         }
         synchronized (request) {
             if (!response.isCommitted()) {
-                write(List.copyOf(policies(request).values()), response);
+                write(List.copyOf(policies(request).values()), response, retryAfter);
             }
         }
     }
 
-    private void write(List<Policy> policies, HttpServletResponse response) {
+    private void write(List<Policy> policies, HttpServletResponse response, @Nullable Long retryAfter) {
         if (headers != SluiceProperties.Headers.X_RATELIMIT) {
             response.setHeader("RateLimit-Policy", policies.stream()
-                    .map(policy -> quoted(policy.name) + ";q=" + policy.decision.limit() + window(policy))
+                    .map(policy -> quoted(policy.name) + ";q=" + policy.decision.limit() + window(policy.decision))
                     .collect(Collectors.joining(", ")));
             response.setHeader("RateLimit", policies.stream()
                     .map(policy -> quoted(policy.name) + ";r=" + policy.decision.remaining()
-                            + ";t=" + seconds(policy.decision.resetAfter()))
+                            + ";t=" + atMost(policy.effectiveWindow(), retryAfter))
                     .collect(Collectors.joining(", ")));
         }
         if (headers != SluiceProperties.Headers.IETF) {
-            Decision tightest = policies.stream().map(Policy::decision)
-                    .min(Comparator.comparing(Decision::allowed).thenComparingLong(Decision::remaining))
+            Policy tightest = policies.stream()
+                    .min(Comparator.comparing((Policy policy) -> policy.decision.allowed())
+                            .thenComparingLong(policy -> policy.decision.remaining()))
                     .orElseThrow();
-            response.setHeader("X-RateLimit-Limit", String.valueOf(tightest.limit()));
-            response.setHeader("X-RateLimit-Remaining", String.valueOf(tightest.remaining()));
-            response.setHeader("X-RateLimit-Reset", String.valueOf(seconds(tightest.resetAfter())));
+            response.setHeader("X-RateLimit-Limit", String.valueOf(tightest.decision.limit()));
+            response.setHeader("X-RateLimit-Remaining", String.valueOf(tightest.decision.remaining()));
+            response.setHeader("X-RateLimit-Reset", String.valueOf(atMost(tightest.effectiveWindow(), retryAfter)));
         }
     }
 
-    /** {@code ;w=<seconds>} of the tier the decision binds, when the limiter is known. */
-    private static String window(Policy policy) {
-        if (policy.limiter == null) {
-            return "";
-        }
-        return policy.limiter.tiers().stream()
-                .filter(tier -> tier.limit() == policy.decision.limit())
-                .map(Tier::window)
-                .max(Comparator.naturalOrder())
-                .map(window -> ";w=" + seconds(window))
-                .orElse("");
+    /**
+     * Within {@code Retry-After}: a policy still admitting calls can promise its quota for a
+     * shorter window as truly as for its whole one.
+     */
+    private static long atMost(long seconds, @Nullable Long retryAfter) {
+        return retryAfter == null ? seconds : Math.min(seconds, retryAfter);
     }
 
-    /** A structured-field string. */
+    /** {@code ;w=<seconds>} of the tier the decision binds, when the store said which. */
+    private static String window(Decision decision) {
+        return decision.window().isZero() ? "" : ";w=" + seconds(decision.window());
+    }
+
+    /** A structured-field string; limiter names are printable ASCII. */
     private static String quoted(String name) {
         return '"' + name.replace("\\", "\\\\").replace("\"", "\\\"") + '"';
     }

@@ -49,7 +49,7 @@ public class SluiceWebMvcAutoConfiguration {
     }
 
     /**
-     * Adds {@code #ip} and {@code #request} and the header listener to the engine.
+     * Adds {@code #ip} and {@code #request} and the header writer to the engine.
      *
      * @param clientIp the client address resolver
      * @param headers  the header writer
@@ -72,7 +72,7 @@ public class SluiceWebMvcAutoConfiguration {
                 return name.equals("ip") ? clientIp.resolve(request) : request;
             }
         };
-        return builder -> builder.variables(variables).listener(headers);
+        return builder -> builder.variables(variables).callScopedListener(headers);
     }
 
     /**

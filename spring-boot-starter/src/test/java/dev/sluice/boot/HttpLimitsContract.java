@@ -1,10 +1,16 @@
 package dev.sluice.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
 
 import dev.sluice.boot.app.LimitedApp;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.greenbytes.http.sfv.ListElement;
+import org.greenbytes.http.sfv.Parser;
+import org.greenbytes.http.sfv.StringItem;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -87,6 +93,50 @@ abstract class HttpLimitsContract {
                 .contains("\"detail\":\"Too many codes requested\"")
                 .contains("\"violated-policies\":[\"otp-ip\"]")
                 .doesNotContain(client).doesNotContain("+1555");
+    }
+
+    @Test
+    void a429GivesEveryPolicyTheWindowOfItsBindingTierAndNoEffectiveWindowBeyondRetryAfter() {
+        String path = "/bursts/" + client;
+        assertThat(get(path).getStatus().value()).isEqualTo(200);
+        EntityExchangeResult<String> rejected = get(path);
+
+        assertThat(rejected.getStatus().value()).isEqualTo(429);
+        long retryAfter = Long.parseLong(rejected.getResponseHeaders().getFirst("Retry-After"));
+        Map<String, Map<String, Object>> policies = structuredList(rejected.getResponseHeaders().getFirst("RateLimit-Policy"));
+        assertThat(policies).containsExactly(entry("daily", Map.of("q", 100L, "w", 86_400L)),
+                entry("burst", Map.of("q", 1L, "w", 1L)));
+        Map<String, Map<String, Object>> limits = structuredList(rejected.getResponseHeaders().getFirst("RateLimit"));
+        assertThat(limits.get("burst")).as("the rejecting policy").isEqualTo(Map.of("r", 0L, "t", retryAfter));
+        assertThat(limits.get("daily")).as("asked first, it counted both calls").containsEntry("r", 98L);
+        assertThat(limits.values()).allSatisfy(limit -> assertThat((Long) limit.get("t")).isBetween(0L, retryAfter));
+    }
+
+    @Test
+    void headersComeWithCallsDecidedOnAnotherThread() {
+        String path = "/async/" + client;
+        EntityExchangeResult<String> first = get(path);
+        assertThat(first.getStatus().value()).isEqualTo(200);
+        assertThat(first.getResponseHeaders().getFirst("RateLimit-Policy")).isEqualTo("\"async-reads\";q=2;w=60");
+        assertThat(first.getResponseHeaders().getFirst("RateLimit")).matches("\"async-reads\";r=1;t=\\d+");
+
+        assertThat(get(path).getResponseHeaders().getFirst("RateLimit")).matches("\"async-reads\";r=0;t=\\d+");
+        EntityExchangeResult<String> rejected = get(path);
+        assertThat(rejected.getStatus().value()).isEqualTo(429);
+        assertThat(rejected.getResponseHeaders().getFirst("RateLimit"))
+                .isEqualTo("\"async-reads\";r=0;t=" + rejected.getResponseHeaders().getFirst("Retry-After"));
+    }
+
+    /** The members of a structured-field list of strings, by name, with their parameters, parsed as RFC 9651 says. */
+    private static Map<String, Map<String, Object>> structuredList(String field) {
+        Map<String, Map<String, Object>> members = new LinkedHashMap<>();
+        for (ListElement<?> member : Parser.parseList(field).get()) {
+            assertThat(member).isInstanceOf(StringItem.class);
+            Map<String, Object> parameters = new LinkedHashMap<>();
+            member.getParams().forEach((name, value) -> parameters.put(name, value.get()));
+            members.put(((StringItem) member).get(), parameters);
+        }
+        return members;
     }
 
     @Test

@@ -5,6 +5,7 @@ import dev.sluice.annotation.RateLimited;
 import dev.sluice.tck.MutableClock;
 import java.time.Instant;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.http.HttpStatus;
@@ -46,6 +47,20 @@ public class LimitedApp {
         @RateLimited(name = "org-reads", key = "#orgId")
         Map<String, String> read(@PathVariable String orgId) {
             return Map.of("org", orgId);
+        }
+
+        @GetMapping("/bursts/{id}")
+        @RateLimited(name = "daily", key = "#id", limit = 100, window = "1d", algorithm = Algorithm.FIXED_WINDOW)
+        @RateLimited(name = "burst", key = "#id", limit = 1, window = "1s")
+        Map<String, String> burst(@PathVariable String id) {
+            return Map.of("burst", id);
+        }
+
+        /** Decided asynchronously: with a Redis store, on another thread than the request's. */
+        @GetMapping("/async/{id}")
+        @RateLimited(name = "async-reads", key = "#id", limit = 2, window = "1m")
+        CompletableFuture<Map<String, String>> readLater(@PathVariable String id) {
+            return CompletableFuture.completedFuture(Map.of("read", id));
         }
 
         @GetMapping("/switched-off")

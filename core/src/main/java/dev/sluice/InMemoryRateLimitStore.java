@@ -105,6 +105,28 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
     }
 
     @Override
+    public void reset(String key, List<Tier> tiers) {
+        RateLimitStore.check(this, key, tiers);
+        forget(StoreKeys.bounded(key));
+    }
+
+    /** Forgets every key; for tests, so that one test's counts never reach the next. */
+    @Override
+    public void clear() {
+        keys.asMap().keySet().forEach(this::forget);
+    }
+
+    /** Drops a key's whole state, and its room among the restricted keys if it had one. */
+    private void forget(String storedKey) {
+        keys.asMap().computeIfPresent(storedKey, (k, state) -> {
+            if (state.restrictedKept) {
+                restrictedKeys.decrementAndGet();
+            }
+            return null;
+        });
+    }
+
+    @Override
     public CompletionStage<Decision> tryAcquireAsync(String key, List<Tier> tiers, long cost) {
         try {
             return CompletableFuture.completedFuture(tryAcquire(key, tiers, cost));

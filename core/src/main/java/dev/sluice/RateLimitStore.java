@@ -52,6 +52,34 @@ public interface RateLimitStore {
     CompletionStage<Decision> tryAcquireAsync(String key, List<Tier> tiers, long cost);
 
     /**
+     * Forgets one key's state: the counts of every tier and any block, so that its next call is
+     * decided as a fresh key's. This is how an operator unblocks a caller. Stores keeping state
+     * per tier forget at least {@code tiers}; other state of the key may expire as usual.
+     *
+     * @param key   the key, already qualified by the limiter's name
+     * @param tiers the key's tiers, at least one; no two with the same algorithm and window
+     * @throws IllegalArgumentException when the request is malformed (see
+     *         {@link #check(RateLimitStore, String, List)})
+     * @throws UnsupportedOperationException when the store cannot forget a key (this default), or
+     *         cannot hold a tier
+     * @throws StoreUnavailableException when the store cannot be reached in time
+     */
+    default void reset(String key, List<Tier> tiers) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot reset a key");
+    }
+
+    /**
+     * Forgets the state of every key, for tests that must not see each other's counts. A Redis
+     * store deletes every key under its prefix, scanning the whole keyspace: never call it on a
+     * Redis that serves production traffic.
+     *
+     * @throws UnsupportedOperationException when the store cannot forget its keys (this default)
+     */
+    default void clear() {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot clear its keys");
+    }
+
+    /**
      * The circuit breaker guarding this store's calls, if it has one: its state feeds metrics,
      * health checks and the actuator. Stores that reach over the network should have one (see
      * {@link StoreCircuitBreaker}).
@@ -96,6 +124,21 @@ public interface RateLimitStore {
      * @throws UnsupportedOperationException when the store cannot honour a tier
      */
     static void check(RateLimitStore store, String key, List<Tier> tiers, long cost) {
+        check(store, key, tiers);
+        Checks.cost(tiers, cost);
+    }
+
+    /**
+     * Checks a request to {@linkplain #reset reset} a key the way every store must: as a call's,
+     * without a cost. Stores call it first.
+     *
+     * @param store the store asked, for the tiers it {@linkplain #supports supports}
+     * @param key   the key: not null
+     * @param tiers the tiers: at least one, no two sharing algorithm and window
+     * @throws IllegalArgumentException when the request is malformed
+     * @throws UnsupportedOperationException when the store cannot honour a tier
+     */
+    static void check(RateLimitStore store, String key, List<Tier> tiers) {
         Objects.requireNonNull(key, "key");
         Checks.tiers(tiers);
         for (Tier tier : tiers) {
@@ -104,6 +147,5 @@ public interface RateLimitStore {
                         + tier + "; it supports " + store.supportedAlgorithms());
             }
         }
-        Checks.cost(tiers, cost);
     }
 }

@@ -334,6 +334,26 @@ public final class RateLimiter {
         return new RateLimitExceededException(name, key, decision, message);
     }
 
+    /**
+     * Forgets what this limiter counted for a key, and any block of it, so that its next call is
+     * decided as a fresh key's: how an operator unblocks a caller. The key is qualified by the
+     * limiter's name as for decisions; the local fallback store forgets it too, if this limiter
+     * has one. The failure policy does not apply: a store that cannot be reached fails the call.
+     *
+     * @param key the key, as given to {@link #tryAcquire(String)}
+     * @throws StoreUnavailableException when the store cannot be reached in time
+     * @throws UnsupportedOperationException when the store cannot forget a key
+     */
+    public void reset(String key) {
+        String storeKey = storeKey(key);
+        // The fallback first: while the store is down, it is what decides.
+        RateLimitStore local = fallbackStore;
+        if (local != null) {
+            local.reset(storeKey, tiers);
+        }
+        store.reset(storeKey, tiers);
+    }
+
     private String storeKey(String key) {
         return namespace + Objects.requireNonNull(key, "key");
     }

@@ -33,6 +33,7 @@ import java.util.concurrent.ForkJoinPool;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.redisson.Redisson;
+import org.redisson.api.RKeys;
 import org.redisson.api.RedissonClient;
 import org.redisson.api.options.ObjectParams;
 import org.redisson.api.options.OptionalOptions;
@@ -73,13 +74,17 @@ public final class Bucket4jRedissonStore implements RateLimitStore {
     private static final BigInteger MILLION = BigInteger.valueOf(1_000_000);
 
     private final RedissonBasedProxyManager<String> buckets;
+    private final RKeys redisKeys;
     private final String keyPrefix;
+    private final @Nullable KeyHasher keyHasher;
     private final Executor executor;
     private final StoreCircuitBreaker breaker;
     private final RedisCalls redis;
 
     private Bucket4jRedissonStore(Builder builder) {
+        this.redisKeys = builder.client.getKeys();
         this.keyPrefix = builder.keyPrefix;
+        this.keyHasher = builder.keyHasher;
         this.executor = builder.executor;
         this.breaker = builder.breaker != null ? builder.breaker
                 : StoreCircuitBreaker.builder().name(Bucket4jRedissonStore.class.getSimpleName()).build();
@@ -137,6 +142,27 @@ public final class Bucket4jRedissonStore implements RateLimitStore {
         Request request = request(key, tiers, cost);
         return RedisCalls.completeOn(executor,
                 redis.call(List.of(request.bucketKey), request::consume, unreceived -> { }, request::decision));
+    }
+
+    /**
+     * Deletes the bucket of this set of tiers, within the store's timeout and through its circuit
+     * breaker: its next call starts with a full bucket.
+     */
+    @Override
+    public void reset(String key, List<Tier> tiers) {
+        RateLimitStore.check(this, key, tiers);
+        String bucketKey = bucketKey(key, byWindow(tiers));
+        redis.callAndWait(List.of(bucketKey), () -> buckets.asAsync().removeProxy(bucketKey), removed -> { },
+                removed -> removed);
+    }
+
+    /**
+     * Deletes every key under this store's prefix, on every node, found with {@code SCAN}: for
+     * tests. It waits as long as the client's own timeouts allow, outside the circuit breaker.
+     */
+    @Override
+    public void clear() {
+        redisKeys.deleteByPattern(RedissonRateLimitStore.keyPattern(keyPrefix));
     }
 
     /**
@@ -206,7 +232,7 @@ public final class Bucket4jRedissonStore implements RateLimitStore {
     }
 
     private String bucketKey(String key, List<Tier> tiers) {
-        return keyPrefix + ":{" + RedissonRateLimitStore.hashTag(key) + "}:bucket4j:"
+        return keyPrefix + ":{" + RedissonRateLimitStore.hashTag(key, keyHasher) + "}:bucket4j:"
                 + tiers.stream().map(tier -> String.valueOf(tier.windowMillis())).collect(Collectors.joining(","));
     }
 
@@ -272,6 +298,7 @@ public final class Bucket4jRedissonStore implements RateLimitStore {
         private Executor executor = ForkJoinPool.commonPool();
         private Duration timeout = Duration.ofSeconds(1);
         private @Nullable StoreCircuitBreaker breaker;
+        private @Nullable KeyHasher keyHasher;
 
         private Builder(RedissonClient client) {
             this.client = Objects.requireNonNull(client, "client");
@@ -289,6 +316,32 @@ public final class Bucket4jRedissonStore implements RateLimitStore {
          */
         public Builder keyPrefix(String keyPrefix) {
             this.keyPrefix = RedissonRateLimitStore.checkKeyPrefix(keyPrefix);
+            return this;
+        }
+
+        /**
+         * Keep keys in Redis as their HMAC-SHA-256 under this secret, so that what callers are
+         * counted by never reaches Redis in clear; as
+         * {@link RedissonRateLimitStore.Builder#keyHashSecret(byte[])} explains, every instance
+         * sharing the limits needs the same secret, which must be kept secret.
+         *
+         * @param secret at least 16 bytes, best 32 random ones; copied
+         * @return this builder
+         */
+        public Builder keyHashSecret(byte[] secret) {
+            this.keyHasher = KeyHasher.of(secret);
+            return this;
+        }
+
+        /**
+         * Keep keys in Redis as their HMAC-SHA-256 under the UTF-8 bytes of this secret; see
+         * {@link #keyHashSecret(byte[])}.
+         *
+         * @param secret at least 16 bytes in UTF-8
+         * @return this builder
+         */
+        public Builder keyHashSecret(String secret) {
+            this.keyHasher = KeyHasher.of(secret);
             return this;
         }
 

@@ -26,6 +26,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
+import org.redisson.api.RKeys;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.api.options.OptionalOptions;
@@ -48,7 +49,10 @@ import org.redisson.client.codec.StringCodec;
  * {@code sluice:{k}:meta}: the hash tag puts all of them in one cluster slot. A {@code k} that
  * is empty, longer than 128 characters, contains <code>{</code> or <code>}</code>, or starts
  * with {@code #}, is replaced by {@code #} and its SHA-256. Every key written expires once its state
- * no longer matters: at the end of its window, refill or block.
+ * no longer matters: at the end of its window, refill or block. With a
+ * {@linkplain Builder#keyHashSecret(byte[]) key hash secret}, {@code k} is always replaced by
+ * its HMAC-SHA-256, so that no caller's key reaches Redis in clear. {@link #reset} deletes one
+ * key's state in one round trip.
  *
  * <p><strong>Time.</strong> By default the script reads the Redis server's {@code TIME}, so
  * instances with skewed clocks agree. With {@link Builder#clock(InstantSource)} the client's
@@ -80,7 +84,9 @@ public final class RedissonRateLimitStore implements RateLimitStore {
     private static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(100);
 
     private final RScript scripts;
+    private final RKeys redisKeys;
     private final String keyPrefix;
+    private final @Nullable KeyHasher keyHasher;
     private final @Nullable InstantSource clock;
     private final Executor executor;
     private final StoreCircuitBreaker breaker;
@@ -95,7 +101,9 @@ public final class RedissonRateLimitStore implements RateLimitStore {
         // waits for a late reply long after the caller gave up, so that what it counted can be taken back.
         this.scripts = builder.client.getScript(OptionalOptions.defaults().codec(StringCodec.INSTANCE)
                 .timeout(RedisCalls.LATE_REPLIES).retryAttempts(0));
+        this.redisKeys = builder.client.getKeys();
         this.keyPrefix = builder.keyPrefix;
+        this.keyHasher = builder.keyHasher;
         this.clock = builder.clock;
         this.executor = builder.executor;
         this.breaker = builder.breaker != null ? builder.breaker
@@ -132,6 +140,34 @@ public final class RedissonRateLimitStore implements RateLimitStore {
         }
         return RedisCalls.completeOn(executor,
                 redis.call(call.keys, () -> send(call), reply -> takeBack(call, reply), this::decision));
+    }
+
+    /**
+     * Deletes the key's state and the state of each of {@code tiers} in one {@code DEL}: all of
+     * them share one hash tag, so one node of a cluster holds them. Sent as decisions are, within
+     * the store's timeout and through its circuit breaker.
+     */
+    @Override
+    public void reset(String key, List<Tier> tiers) {
+        RateLimitStore.check(this, key, tiers);
+        List<Object> keys = keys(key, tiers);
+        String[] names = keys.stream().map(Object::toString).toArray(String[]::new);
+        redis.callAndWait(keys, () -> redisKeys.deleteAsync(names).toCompletableFuture(), deleted -> { },
+                deleted -> deleted);
+    }
+
+    /**
+     * Deletes every key under this store's prefix, on every node, found with {@code SCAN}: for
+     * tests. It waits as long as the client's own timeouts allow, outside the circuit breaker.
+     */
+    @Override
+    public void clear() {
+        redisKeys.deleteByPattern(keyPattern(keyPrefix));
+    }
+
+    /** A {@code SCAN} pattern matching every key under {@code keyPrefix}, and no other prefix's. */
+    static String keyPattern(String keyPrefix) {
+        return keyPrefix.replaceAll("[*?\\\\\\[\\]]", "\\\\$0") + ":{*";
     }
 
     /**
@@ -189,9 +225,7 @@ public final class RedissonRateLimitStore implements RateLimitStore {
     }
 
     Call call(String key, List<Tier> tiers, long cost) {
-        String base = keyPrefix + ":{" + hashTag(key) + "}:";
-        List<Object> keys = new ArrayList<>(tiers.size() + 1);
-        keys.add(base + "meta");
+        List<Object> keys = keys(key, tiers);
         Object[] arguments = new Object[4 + 5 * tiers.size()];
         arguments[0] = clock == null ? "" : clock.millis();
         arguments[1] = cost;
@@ -200,15 +234,32 @@ public final class RedissonRateLimitStore implements RateLimitStore {
         arguments[3] = deadline == ServerClock.NO_DEADLINE ? "" : deadline;
         int i = 4;
         for (Tier tier : tiers) {
-            String algorithm = code(tier);
-            keys.add(base + algorithm + tier.windowMillis());
-            arguments[i++] = algorithm;
+            arguments[i++] = code(tier);
             arguments[i++] = tier.limit();
             arguments[i++] = tier.windowMillis();
             arguments[i++] = tier.countRejected() ? 1 : 0;
             arguments[i++] = tier.blockFor().toMillis();
         }
         return new Call(keys, arguments);
+    }
+
+    /** The Redis keys of a store key: its own state, then each tier's. */
+    private List<Object> keys(String key, List<Tier> tiers) {
+        String base = keyPrefix + ":{" + hashTag(key, keyHasher) + "}:";
+        List<Object> keys = new ArrayList<>(tiers.size() + 1);
+        keys.add(base + "meta");
+        for (Tier tier : tiers) {
+            keys.add(base + code(tier) + tier.windowMillis());
+        }
+        return keys;
+    }
+
+    /**
+     * The store key as it appears between braces: its HMAC when the store has a key hash secret,
+     * otherwise as {@link #hashTag(String)} says.
+     */
+    static String hashTag(String key, @Nullable KeyHasher keyHasher) {
+        return keyHasher != null ? keyHasher.hash(key) : hashTag(key);
     }
 
     /**
@@ -278,6 +329,7 @@ public final class RedissonRateLimitStore implements RateLimitStore {
         private Executor executor = ForkJoinPool.commonPool();
         private Duration timeout = DEFAULT_TIMEOUT;
         private @Nullable StoreCircuitBreaker breaker;
+        private @Nullable KeyHasher keyHasher;
 
         private Builder(RedissonClient client) {
             this.client = Objects.requireNonNull(client, "client");
@@ -291,6 +343,38 @@ public final class RedissonRateLimitStore implements RateLimitStore {
          */
         public Builder keyPrefix(String keyPrefix) {
             this.keyPrefix = checkKeyPrefix(keyPrefix);
+            return this;
+        }
+
+        /**
+         * Keep keys in Redis as their HMAC-SHA-256 under this secret, so that what callers are
+         * counted by (phone numbers, e-mail addresses, IP addresses) never reaches Redis in clear:
+         * {@code sluice:{<64 hex digits>}:sw60000}. Decisions and
+         * {@link RedissonRateLimitStore#reset reset} work as before, since the same key always
+         * gives the same hash; but browsing Redis no longer shows whose counts a key holds, nor
+         * the limiter's name.
+         *
+         * <p>Every instance sharing the limits must have the same secret: instances with different
+         * secrets count apart, and changing it starts every key afresh. Keep it secret, as a
+         * password: with it, anyone reading Redis could test guesses (phone numbers are few).
+         *
+         * @param secret at least 16 bytes, best 32 random ones; copied
+         * @return this builder
+         */
+        public Builder keyHashSecret(byte[] secret) {
+            this.keyHasher = KeyHasher.of(secret);
+            return this;
+        }
+
+        /**
+         * Keep keys in Redis as their HMAC-SHA-256 under the UTF-8 bytes of this secret; see
+         * {@link #keyHashSecret(byte[])}.
+         *
+         * @param secret at least 16 bytes in UTF-8
+         * @return this builder
+         */
+        public Builder keyHashSecret(String secret) {
+            this.keyHasher = KeyHasher.of(secret);
             return this;
         }
 

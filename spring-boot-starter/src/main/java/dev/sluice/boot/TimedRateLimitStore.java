@@ -45,6 +45,16 @@ final class TimedRateLimitStore implements RateLimitStore {
     }
 
     @Override
+    public void reset(String key, List<Tier> tiers) {
+        store.reset(key, tiers);
+    }
+
+    @Override
+    public void clear() {
+        store.clear();
+    }
+
+    @Override
     public Set<Algorithm> supportedAlgorithms() {
         return store.supportedAlgorithms();
     }

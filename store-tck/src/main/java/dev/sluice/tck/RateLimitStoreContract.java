@@ -1030,4 +1030,109 @@ public abstract class RateLimitStoreContract {
                     .isInstanceOf(CompletionException.class).hasCauseInstanceOf(IllegalArgumentException.class);
         }
     }
+
+    // ---------------------------------------------------------------- forgetting keys
+
+    @Nested
+    class Reset {
+
+        private void reset(Tier... tiers) {
+            store.reset(key, List.of(tiers));
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void aRejectedKeyStartsAfreshWithItsWholeLimit(Algorithm algorithm) {
+            assumeSupported(algorithm);
+            Tier tier = Tier.of(3, ofMinutes(1), algorithm);
+            clock.alignTo(ofMinutes(1));
+            assertThat(admitUntilRejected(tier)).isEqualTo(3);
+
+            reset(tier);
+            Decision first = acquire(tier);
+            assertThat(first.allowed()).isTrue();
+            assertThat(first.remaining()).isEqualTo(2);
+            assertThat(admitUntilRejected(tier)).as("after the first call since the reset").isEqualTo(2);
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void aBlockedKeyIsAdmittedAgain(Algorithm algorithm) {
+            assumeSupported(algorithm);
+            Tier tier = Tier.of(3, ofMinutes(1), algorithm).withBlockFor(ofMinutes(15));
+            assumeSupported(tier);
+            clock.alignTo(ofMinutes(1));
+            assertThat(admitUntilRejected(tier)).isEqualTo(3);
+            clock.advance(ofMinutes(2));
+            assertThat(acquire(tier).allowed()).as("blocked, though the tier admits again").isFalse();
+
+            reset(tier);
+            assertThat(admitUntilRejected(tier)).isEqualTo(3);
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void everyTierOfTheKeyIsForgotten(Algorithm algorithm) {
+            assumeSupported(algorithm);
+            Tier perSecond = Tier.of(2, ofSeconds(1), algorithm);
+            Tier perHour = Tier.of(3, ofHours(1), algorithm);
+            clock.alignTo(ofHours(1));
+            assertThat(admitUntilRejected(perSecond, perHour)).isEqualTo(2);
+            clock.advance(ofSeconds(2));
+            assertThat(admitUntilRejected(perSecond, perHour)).as("what the hour has left").isEqualTo(1);
+
+            reset(perSecond, perHour);
+            assertThat(admitUntilRejected(perSecond, perHour)).isEqualTo(2);
+            clock.advance(ofSeconds(2));
+            assertThat(admitUntilRejected(perSecond, perHour)).as("what the hour has left").isEqualTo(1);
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void otherKeysKeepTheirCounts(Algorithm algorithm) {
+            assumeSupported(algorithm);
+            Tier tier = Tier.of(2, ofMinutes(1), algorithm);
+            clock.alignTo(ofMinutes(1));
+            String other = key + ":other";
+            assertThat(store.tryAcquire(other, List.of(tier), 2).allowed()).isTrue();
+            assertThat(acquire(2, tier).allowed()).isTrue();
+
+            reset(tier);
+            assertThat(store.tryAcquire(other, List.of(tier), 1).allowed()).as("another key").isFalse();
+            assertThat(acquire(2, tier).allowed()).isTrue();
+        }
+
+        @Test
+        void aKeyNeverSeenCanBeReset() {
+            Algorithm algorithm = store.supportedAlgorithms().iterator().next();
+            Tier tier = Tier.of(2, ofMinutes(1), algorithm);
+            clock.alignTo(ofMinutes(1));
+
+            reset(tier);
+            assertThat(acquire(2, tier).allowed()).isTrue();
+            assertThat(acquire(tier).allowed()).isFalse();
+        }
+
+        @Test
+        void aResetWithoutTiersIsRefused() {
+            assertThatThrownBy(() -> store.reset(key, List.of()))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tier");
+        }
+
+        @Test
+        void clearForgetsEveryKey() {
+            Algorithm algorithm = store.supportedAlgorithms().iterator().next();
+            Tier tier = Tier.of(1, ofMinutes(1), algorithm);
+            clock.alignTo(ofMinutes(1));
+            List<String> keys = List.of(key, key + ":2", key + "{3}", key + "*");
+            for (String each : keys) {
+                assertThat(store.tryAcquire(each, List.of(tier), 1).allowed()).isTrue();
+            }
+
+            store.clear();
+            for (String each : keys) {
+                assertThat(store.tryAcquire(each, List.of(tier), 1).allowed()).as("key '%s'", each).isTrue();
+            }
+        }
+    }
 }

@@ -1,6 +1,7 @@
 package dev.sluice;
 
 import dev.sluice.annotation.FailurePolicy;
+import dev.sluice.annotation.KeyErrorPolicy;
 import dev.sluice.annotation.OnLimit;
 import java.time.Duration;
 import java.util.List;
@@ -21,9 +22,12 @@ import org.jspecify.annotations.Nullable;
  * @param message the rejection reason; empty for the default
  * @param onStoreFailure what a call does when the store cannot decide it; {@code null} for the
  *                application's default
+ * @param onKeyError what a call does when its key or cost expression gives no value;
+ *                {@code null} for the application's default
  */
 public record LimitDefinition(String name, String key, List<Tier> tiers, String cost, OnLimit onLimit,
-                              Duration maxWait, String message, @Nullable FailurePolicy onStoreFailure) {
+                              Duration maxWait, String message, @Nullable FailurePolicy onStoreFailure,
+                              @Nullable KeyErrorPolicy onKeyError) {
 
     /**
      * Checks the definition.
@@ -49,7 +53,7 @@ public record LimitDefinition(String name, String key, List<Tier> tiers, String 
     }
 
     /**
-     * A definition that leaves the failure policy to the application's default.
+     * A definition that leaves the failure policies to the application's defaults.
      *
      * @param name    the limiter name
      * @param key     the SpEL key expression
@@ -61,6 +65,6 @@ public record LimitDefinition(String name, String key, List<Tier> tiers, String 
      */
     public LimitDefinition(String name, String key, List<Tier> tiers, String cost, OnLimit onLimit,
                            Duration maxWait, String message) {
-        this(name, key, tiers, cost, onLimit, maxWait, message, null);
+        this(name, key, tiers, cost, onLimit, maxWait, message, null, null);
     }
 }

@@ -36,4 +36,14 @@ public interface RateLimitListener {
      */
     default void onWait(RateLimiter limiter, Duration waited) {
     }
+
+    /**
+     * A call's key or cost could not be worked out (an expression threw, or gave no usable
+     * value); the limiter's key-error policy applies next.
+     *
+     * @param limiter the limiter
+     * @param error   what went wrong, without any value
+     */
+    default void onKeyError(RateLimiter limiter, RuntimeException error) {
+    }
 }

@@ -106,13 +106,24 @@ public @interface RateLimited {
      * How many permits each key gets per {@link #window()}; for {@link Algorithm#TOKEN_BUCKET},
      * the bucket's capacity. Must be positive.
      *
-     * <p>Default: {@code -1}, meaning the limit comes from configuration by limiter name (with
-     * the Spring Boot starter, {@code sluice.limits.<name>.tiers}); start-up fails when no
-     * configuration supplies it.
+     * <p>Default: {@code -1}, meaning the limit comes from {@link #limitString()} or from
+     * configuration by limiter name (with the Spring Boot starter,
+     * {@code sluice.limits.<name>.tiers}); start-up fails when none supplies it.
      *
      * <p>Example: {@code limit = 100}.
      */
     long limit() default -1;
+
+    /**
+     * The {@link #limit()} as text, so that it can come from a {@code ${...}} placeholder, as
+     * Spring's {@code @Scheduled(fixedDelayString)} does: a whole number once placeholders are
+     * resolved. Give {@code limit} or {@code limitString}, not both.
+     *
+     * <p>Default: {@code ""}, the limit is {@link #limit()}.
+     *
+     * <p>Example: {@code limitString = "${limits.otp.per-minute:3}"}.
+     */
+    String limitString() default "";
 
     /**
      * The length of the window the limit applies to; for {@link Algorithm#TOKEN_BUCKET}, the
@@ -217,4 +228,18 @@ public @interface RateLimited {
      * refuse for a while than send without limit).
      */
     FailurePolicy[] onStoreFailure() default {};
+
+    /**
+     * What the call does when its {@link #key()} or {@link #cost()} expression cannot give a
+     * value (it throws, or yields {@code null}, a blank key or a cost below 1): fail it with
+     * {@code RateLimitKeyException}, count it under one key shared by all such calls, or let it
+     * through without this limiter. Give at most one policy; the tiers of one limiter agree on it.
+     *
+     * <p>Default: {@code {}}, the application's default (Spring Boot: {@code sluice.key-error}),
+     * which is {@link KeyErrorPolicy#REJECT} unless configured otherwise.
+     *
+     * <p>Example: {@code onKeyError = KeyErrorPolicy.SHARED_KEY} (a key from an optional header:
+     * callers without it share one limit).
+     */
+    KeyErrorPolicy[] onKeyError() default {};
 }

@@ -3,6 +3,7 @@ package dev.sluice.aop;
 import dev.sluice.LimitDefinition;
 import dev.sluice.Tier;
 import dev.sluice.annotation.FailurePolicy;
+import dev.sluice.annotation.KeyErrorPolicy;
 import dev.sluice.annotation.OnLimit;
 import dev.sluice.annotation.RateLimited;
 import dev.sluice.annotation.RateLimits;
@@ -192,7 +193,8 @@ final class LimitDefinitionParser {
         OnLimit onLimit = agreed(method, "onLimit", group, RateLimited::onLimit, OnLimit.REJECT);
         Duration maxWait = duration(method, "maxWait", agreed(method, "maxWait", group, RateLimited::maxWait, "0s"));
         String message = resolve(method, "message", agreed(method, "message", group, RateLimited::message, ""));
-        FailurePolicy onStoreFailure = failurePolicy(method, group);
+        FailurePolicy onStoreFailure = atMostOne(method, "onStoreFailure", group, RateLimited::onStoreFailure);
+        KeyErrorPolicy onKeyError = atMostOne(method, "onKeyError", group, RateLimited::onKeyError);
         String costText = agreed(method, "cost", group, RateLimited::cost, "1").trim();
         SpelExpression cost = null;
         long fixedCost = 1;
@@ -209,7 +211,7 @@ final class LimitDefinitionParser {
 
         try {
             LimitDefinition definition = new LimitDefinition(name, keyText, tiers, costText, onLimit, maxWait, message,
-                    onStoreFailure);
+                    onStoreFailure, onKeyError);
             return new ParsedLimit(definition, key, cost, fixedCost, defaultName);
         } catch (IllegalArgumentException e) {
             throw RateLimitConfigurationException.invalid(method, "limiter '" + name + "'", "is inconsistent: "
@@ -217,23 +219,26 @@ final class LimitDefinitionParser {
         }
     }
 
-    /** The one failure policy the tiers of a limiter give, or {@code null} when they leave it to the default. */
-    private static @Nullable FailurePolicy failurePolicy(Method method, List<RateLimited> group) {
+    /**
+     * The one policy the tiers of a limiter give an array-typed attribute, whose empty default
+     * leaves it to the application's default; {@code null} for that default.
+     */
+    private static <T> @Nullable T atMostOne(Method method, String attribute, List<RateLimited> group,
+                                             Function<RateLimited, T[]> policies) {
         for (RateLimited annotation : group) {
-            if (annotation.onStoreFailure().length > 1) {
-                throw RateLimitConfigurationException.invalid(method, "onStoreFailure", "gives "
-                        + Arrays.toString(annotation.onStoreFailure()) + "; give one policy, or none for the default");
+            if (policies.apply(annotation).length > 1) {
+                throw RateLimitConfigurationException.invalid(method, attribute, "gives "
+                        + Arrays.toString(policies.apply(annotation)) + "; give one policy, or none for the default");
             }
         }
-        List<FailurePolicy> none = List.of();
-        List<FailurePolicy> agreed = agreed(method, "onStoreFailure", group,
-                annotation -> List.of(annotation.onStoreFailure()), none);
+        List<T> none = List.of();
+        List<T> agreed = agreed(method, attribute, group, annotation -> List.of(policies.apply(annotation)), none);
         return agreed.isEmpty() ? null : agreed.get(0);
     }
 
     /** The annotation's tier, or {@code null} when it leaves limit and window to configuration. */
     private @Nullable Tier parseTier(Method method, RateLimited annotation) {
-        long limit = annotation.limit();
+        long limit = limit(method, annotation);
         String window = annotation.window();
         if (limit == -1 && window.isEmpty()) {
             return null;
@@ -254,6 +259,33 @@ final class LimitDefinitionParser {
             throw RateLimitConfigurationException.invalid(method, "tier", limit + " per '" + window + "' is out of"
                     + " range: " + e.getMessage(), e);
         }
+    }
+
+    /** {@code limit}, or {@code limitString} with its placeholders resolved; -1 when neither is given. */
+    private long limit(Method method, RateLimited annotation) {
+        if (annotation.limitString().isEmpty()) {
+            return annotation.limit();
+        }
+        if (annotation.limit() != -1) {
+            throw RateLimitConfigurationException.invalid(method, "limitString", "is given with limit ("
+                    + annotation.limit() + "); give one of them");
+        }
+        String resolved = resolve(method, "limitString", annotation.limitString()).trim();
+        if (!WHOLE_NUMBER.matcher(resolved).matches()) {
+            throw RateLimitConfigurationException.invalid(method, "limitString", "'" + resolved + "' is not a whole"
+                    + " number");
+        }
+        long limit;
+        try {
+            limit = Long.parseLong(resolved);
+        } catch (NumberFormatException e) {
+            throw RateLimitConfigurationException.invalid(method, "limitString", "'" + resolved + "' is out of range",
+                    e);
+        }
+        if (limit <= 0) {
+            throw RateLimitConfigurationException.invalid(method, "limitString", "must be positive, was " + limit);
+        }
+        return limit;
     }
 
     private Duration duration(Method method, String attribute, String text) {

@@ -8,6 +8,7 @@ import dev.sluice.RateLimitStore;
 import dev.sluice.RateLimiter;
 import dev.sluice.Sleeper;
 import dev.sluice.annotation.FailurePolicy;
+import dev.sluice.annotation.KeyErrorPolicy;
 import dev.sluice.aop.LimitDefinitionParser.ParsedLimit;
 import java.lang.reflect.Method;
 import java.time.InstantSource;
@@ -56,6 +57,9 @@ import org.springframework.util.StringValueResolver;
  */
 public final class MethodRateLimiter {
 
+    /** The key of calls whose expression failed, under {@link KeyErrorPolicy#SHARED_KEY}. */
+    static final String KEY_OF_FAILED_EXPRESSIONS = "(key error)";
+
     /** Runs the intercepted method. */
     @FunctionalInterface
     public interface Invocation {
@@ -76,6 +80,7 @@ public final class MethodRateLimiter {
     private final RateLimitStore fallbackStore;
     private final List<RateLimitListener> listeners;
     private final List<CallScopedListener> callScopedListeners;
+    private final KeyErrorPolicy onKeyError;
     private final Expressions expressions;
     private final LimitDefinitionParser parser;
     private final Map<MethodClassKey, List<MethodLimit>> limits = new ConcurrentHashMap<>();
@@ -90,6 +95,7 @@ public final class MethodRateLimiter {
                 : InMemoryRateLimitStore.builder().clock(clock).build();
         this.listeners = List.copyOf(builder.listeners);
         this.callScopedListeners = List.copyOf(builder.callScopedListeners);
+        this.onKeyError = builder.onKeyError;
         this.expressions = new Expressions(builder.variables, builder.beanResolver);
         this.parser = new LimitDefinitionParser(builder.placeholders, builder.overrides, expressions);
     }
@@ -132,15 +138,18 @@ public final class MethodRateLimiter {
             return invokeAsync(methodLimits, context, heard, invocation);
         }
         for (MethodLimit limit : methodLimits) {
-            String key = limit.key(context);
+            Counted counted = limit.counted(context);
+            if (counted == null) {
+                continue;
+            }
             Decision decision;
             try {
-                decision = limit.limiter.acquire(key, limit.cost(context));
+                decision = limit.limiter.acquire(counted.key, counted.cost);
             } catch (RateLimitExceededException rejection) {
-                tell(heard, limit.limiter, key, rejection.decision());
+                tell(heard, limit.limiter, counted.key, rejection.decision());
                 throw rejection;
             }
-            tell(heard, limit.limiter, key, decision);
+            tell(heard, limit.limiter, counted.key, decision);
         }
         return invocation.proceed();
     }
@@ -181,8 +190,17 @@ public final class MethodRateLimiter {
                                                                    Invocation invocation) {
         CompletableFuture<?> admitted = CompletableFuture.completedFuture(null);
         for (MethodLimit limit : methodLimits) {
-            String key = limit.key(context);
-            long cost = limit.cost(context);
+            Counted counted;
+            try {
+                counted = limit.counted(context);
+            } catch (RateLimitKeyException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+            if (counted == null) {
+                continue;
+            }
+            String key = counted.key;
+            long cost = counted.cost;
             admitted = admitted.thenCompose(previous -> limit.limiter.acquireAsync(key, cost)
                     .whenComplete((decision, failure) -> {
                         Throwable cause = failure instanceof CompletionException && failure.getCause() != null
@@ -292,31 +310,67 @@ public final class MethodRateLimiter {
                 throw RateLimitConfigurationException.invalid(method, "limiter '" + name + "'", "cannot be built: "
                         + e.getMessage(), e);
             }
-            built.add(new MethodLimit(method, rateLimiter, parsed.key(), parsed.cost(), parsed.fixedCost()));
+            built.add(new MethodLimit(method, rateLimiter, parsed.key(), parsed.cost(), parsed.fixedCost(),
+                    Objects.requireNonNullElse(parsed.definition().onKeyError(), onKeyError), listeners));
         }
         return List.copyOf(built);
     }
 
-    /** One limiter of a method with its compiled expressions. */
-    private record MethodLimit(Method method, RateLimiter limiter, @Nullable SpelExpression key,
-                               @Nullable SpelExpression cost, long fixedCost) {
+    /** The key and cost one call is counted for. */
+    private record Counted(String key, long cost) {
+    }
 
-        String key(@Nullable EvaluationContext context) {
+    /** One limiter of a method with its compiled expressions, and what a call does when they fail. */
+    private record MethodLimit(Method method, RateLimiter limiter, @Nullable SpelExpression key,
+                               @Nullable SpelExpression cost, long fixedCost, KeyErrorPolicy onKeyError,
+                               List<RateLimitListener> listeners) {
+
+        /**
+         * The key and cost of a call; when an expression fails, what the limiter's
+         * {@link KeyErrorPolicy} says: {@code null} for a call that goes ahead without this limiter.
+         *
+         * @throws RateLimitKeyException under {@link KeyErrorPolicy#REJECT}
+         */
+        @Nullable Counted counted(@Nullable EvaluationContext context) {
+            String counterKey;
+            try {
+                counterKey = key(context);
+            } catch (RuntimeException e) {
+                return whenFailed(failed("key", key, e));
+            }
+            try {
+                return new Counted(counterKey, cost(context));
+            } catch (RuntimeException e) {
+                return whenFailed(failed("cost", cost, e));
+            }
+        }
+
+        private @Nullable Counted whenFailed(RateLimitKeyException error) {
+            for (RateLimitListener listener : listeners) {
+                listener.onKeyError(limiter, error);
+            }
+            return switch (onKeyError) {
+                case REJECT -> throw error;
+                case SHARED_KEY -> new Counted(KEY_OF_FAILED_EXPRESSIONS, 1);
+                case SKIP -> null;
+            };
+        }
+
+        private String key(@Nullable EvaluationContext context) {
             if (key == null) {
                 return "";
             }
             Object value = key.getValue(context);
             String text = value == null ? null : ObjectUtils.nullSafeToString(value);
             if (text == null || text.isBlank()) {
-                throw new IllegalArgumentException("The key expression '" + key.getExpressionString() + "' of "
-                        + RateLimitConfigurationException.describe(method) + " evaluated to "
-                        + (text == null ? "null" : "a blank string") + "; a key must identify the caller. If the"
-                        + " expression names a parameter, compile with '-parameters' (or use #p0, #p1, ...)");
+                // Start-up checked the expression's variables: a null here is a null value, not a missing name.
+                throw failed("key expression '" + key.getExpressionString() + "' evaluated to "
+                        + (text == null ? "null" : "a blank string") + "; a key must identify the caller", null);
             }
             return text;
         }
 
-        long cost(@Nullable EvaluationContext context) {
+        private long cost(@Nullable EvaluationContext context) {
             if (cost == null) {
                 return fixedCost;
             }
@@ -327,9 +381,23 @@ public final class MethodRateLimiter {
                     return permits;
                 }
             }
-            throw new IllegalArgumentException("The cost expression '" + cost.getExpressionString() + "' of "
-                    + RateLimitConfigurationException.describe(method) + " evaluated to " + value
-                    + "; a cost must be a whole number of at least 1");
+            throw failed("cost expression '" + cost.getExpressionString() + "' evaluated to "
+                    + (value == null ? "null" : value instanceof Number ? value : "a " + value.getClass().getSimpleName())
+                    + "; a cost must be a whole number of at least 1", null);
+        }
+
+        /** The failure of an expression as the call's error: as it is when it says what failed already. */
+        private RateLimitKeyException failed(String attribute, @Nullable SpelExpression expression,
+                                             RuntimeException failure) {
+            return failure instanceof RateLimitKeyException known ? known : failed(attribute + " expression '"
+                    + (expression == null ? "" : expression.getExpressionString()) + "' failed: " + failure.getMessage(),
+                    failure);
+        }
+
+        private RateLimitKeyException failed(String problem, @Nullable Throwable cause) {
+            return new RateLimitKeyException(limiter.name(), "Rate limiter '" + limiter.name() + "' of "
+                    + RateLimitConfigurationException.describe(method) + " cannot count this call: its " + problem,
+                    cause);
         }
     }
 
@@ -344,6 +412,7 @@ public final class MethodRateLimiter {
         private RateLimitVariables variables = RateLimitVariables.NONE;
         private @Nullable BeanResolver beanResolver;
         private FailurePolicy onStoreFailure = FailurePolicy.LOCAL_FALLBACK;
+        private KeyErrorPolicy onKeyError = KeyErrorPolicy.REJECT;
         private @Nullable RateLimitStore fallbackStore;
         private final List<RateLimitListener> listeners = new ArrayList<>();
         private final List<CallScopedListener> callScopedListeners = new ArrayList<>();
@@ -428,6 +497,18 @@ public final class MethodRateLimiter {
          */
         public Builder onStoreFailure(FailurePolicy onStoreFailure) {
             this.onStoreFailure = Objects.requireNonNull(onStoreFailure, "onStoreFailure");
+            return this;
+        }
+
+        /**
+         * What a limiter's calls do when their key or cost expression gives no value, unless
+         * its annotation says otherwise ({@code onKeyError}).
+         *
+         * @param onKeyError default {@link KeyErrorPolicy#REJECT}
+         * @return this builder
+         */
+        public Builder onKeyError(KeyErrorPolicy onKeyError) {
+            this.onKeyError = Objects.requireNonNull(onKeyError, "onKeyError");
             return this;
         }
 

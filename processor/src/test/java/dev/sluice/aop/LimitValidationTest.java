@@ -11,6 +11,7 @@ import dev.sluice.RateLimiter;
 import dev.sluice.Tier;
 import dev.sluice.annotation.Algorithm;
 import dev.sluice.annotation.FailurePolicy;
+import dev.sluice.annotation.KeyErrorPolicy;
 import dev.sluice.annotation.OnLimit;
 import dev.sluice.annotation.RateLimited;
 import java.lang.annotation.Retention;
@@ -169,6 +170,61 @@ class LimitValidationTest {
         }
     }
 
+    static class MisspelledMethodOfAString {
+        @RateLimited(key = "#user.toLowerCas()", limit = 5, window = "1m")
+        public void call(String user) {
+        }
+    }
+
+    /** A request as a record: its components are read as properties. */
+    record Request(String phone, Team sender) {
+    }
+
+    /** A class whose members are known: a getter and a public field. */
+    static class Team {
+        public String team = "ops";
+
+        public String getEmail() {
+            return "ops@example.com";
+        }
+    }
+
+    static class MisspelledPropertyOfARecord {
+        @RateLimited(key = "#req.phon", limit = 5, window = "1m")
+        public void call(Request req) {
+        }
+    }
+
+    static class MisspelledPropertyDownAChain {
+        @RateLimited(key = "#p0.sender().emial", limit = 5, window = "1m")
+        public void call(Request req) {
+        }
+    }
+
+    static class MisspelledMethodInACost {
+        @RateLimited(limit = 5, window = "1m", cost = "#items.sizee()")
+        public void call(java.util.ArrayList<String> items) {
+        }
+    }
+
+    static class LimitAndLimitString {
+        @RateLimited(limit = 5, limitString = "5", window = "1m")
+        public void call() {
+        }
+    }
+
+    static class LimitStringNotANumber {
+        @RateLimited(limitString = "${limits.missing:five}", window = "1m")
+        public void call() {
+        }
+    }
+
+    static class TwoKeyErrorPolicies {
+        @RateLimited(limit = 5, window = "1m", onKeyError = {KeyErrorPolicy.REJECT, KeyErrorPolicy.SKIP})
+        public void call() {
+        }
+    }
+
     static Object[][] mistakes() {
         return new Object[][] {
             {NonPositiveLimit.class, "limit must be positive, was 0"},
@@ -195,6 +251,15 @@ class LimitValidationTest {
             {NameWithALineBreak.class, "name 'otp\\u000d\\u000aX-Injected: 1' has U+000D at index 3"},
             {NameBeyondAscii.class, "name 'caf\u00e9' has U+00E9 at index 3"},
             {Caf\u00e9.class, "it is the default name, made of the class and method names: give the limiter a name"},
+            {MisspelledMethodOfAString.class, "key '#user.toLowerCas()' calls toLowerCas() with 0 arguments, which no"
+                    + " public method of java.lang.String takes"},
+            {MisspelledPropertyOfARecord.class, "key '#req.phon' reads property 'phon' of " + Request.class.getName()
+                    + ", which has no such property"},
+            {MisspelledPropertyDownAChain.class, "reads property 'emial' of " + Team.class.getName()},
+            {MisspelledMethodInACost.class, "cost '#items.sizee()' calls sizee()"},
+            {LimitAndLimitString.class, "limitString is given with limit (5); give one of them"},
+            {LimitStringNotANumber.class, "limitString 'five' is not a whole number"},
+            {TwoKeyErrorPolicies.class, "onKeyError gives [REJECT, SKIP]; give one policy"},
         };
     }
 
@@ -212,6 +277,21 @@ class LimitValidationTest {
         @RateLimited(key = "#b", limit = 9, window = "1m")
         public void call(String a, String b) {
         }
+    }
+
+    static class MembersThatExistOrCannotBeKnown {
+        @RateLimited(name = "a", key = "#req.phone + #req.sender.team + #req.sender().email + #user.toLowerCase()",
+                limit = 5, window = "1m")
+        @RateLimited(name = "b", key = "#items.anything() + #byName.anyKey + #any.whatever + #p0.phone.length()",
+                limit = 5, window = "1m")
+        public void call(Request req, String user, List<String> items, java.util.Map<String, String> byName,
+                         Object any) {
+        }
+    }
+
+    @Test
+    void acceptsMembersThatExistAndThoseOnlyTheRunTimeCanTell() {
+        assertThatCode(() -> limits.validate(MembersThatExistOrCannotBeKnown.class)).doesNotThrowAnyException();
     }
 
     @Test

@@ -15,6 +15,7 @@ import dev.sluice.StoreUnavailableException;
 import dev.sluice.Tier;
 import dev.sluice.annotation.Algorithm;
 import dev.sluice.annotation.FailurePolicy;
+import dev.sluice.annotation.KeyErrorPolicy;
 import dev.sluice.annotation.OnLimit;
 import dev.sluice.annotation.RateLimited;
 import dev.sluice.tck.MutableClock;
@@ -168,16 +169,15 @@ class MethodRateLimiterTest {
         }
 
         @Test
-        void refusesANullKeyNamingTheMethodAndTheParametersFlag() {
+        void refusesANullOrBlankKeyNamingTheMethod() {
             Otp otp = new Otp();
             assertThatThrownBy(() -> call(otp, "send", "10.0.0.1", new OtpRequest(null)))
-                    .isInstanceOf(IllegalArgumentException.class)
+                    .isInstanceOf(RateLimitKeyException.class)
                     .hasMessageContaining("'#req.phone'")
                     .hasMessageContaining(Otp.class.getName() + ".send(String, OtpRequest)")
-                    .hasMessageContaining("evaluated to null")
-                    .hasMessageContaining("-parameters");
+                    .hasMessageContaining("evaluated to null");
             assertThatThrownBy(() -> call(otp, "byPosition", " "))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("blank");
+                    .isInstanceOf(RateLimitKeyException.class).hasMessageContaining("blank");
         }
 
         @Test
@@ -188,7 +188,7 @@ class MethodRateLimiterTest {
                     .isInstanceOf(RateLimitExceededException.class);
             call(otp, "batch", "u", List.of("a", "b"));
             assertThatThrownBy(() -> call(otp, "batch", "v", List.of()))
-                    .isInstanceOf(IllegalArgumentException.class)
+                    .isInstanceOf(RateLimitKeyException.class)
                     .hasMessageContaining("'#items.size()'").hasMessageContaining("evaluated to 0");
         }
 
@@ -354,6 +354,120 @@ class MethodRateLimiterTest {
             }
             assertThat(sleeps).containsExactly(ofMillis(200));
             assertThat(calls).hasValue(6);
+        }
+    }
+
+    static class Keyed {
+        @RateLimited(name = "strict", key = "#apiKey", limit = 2, window = "1m")
+        public String strict(String apiKey) {
+            return "ok";
+        }
+
+        @RateLimited(name = "shared", key = "#apiKey", limit = 2, window = "1m", onKeyError = KeyErrorPolicy.SHARED_KEY)
+        public String shared(String apiKey) {
+            return "ok";
+        }
+
+        @RateLimited(name = "lenient", key = "#apiKey", limit = 1, window = "1m", onKeyError = KeyErrorPolicy.SKIP)
+        public String lenient(String apiKey) {
+            return "ok";
+        }
+
+        @RateLimited(name = "throwing", key = "#user.name()", limit = 5, window = "1m")
+        public String throwing(Object user) {
+            return "ok";
+        }
+
+        @RateLimited(name = "priced", key = "#apiKey", cost = "#units", limit = 5, window = "1m")
+        public String priced(String apiKey, Integer units) {
+            return "ok";
+        }
+
+        @RateLimited(name = "async", key = "#apiKey", limit = 2, window = "1m")
+        public CompletableFuture<String> later(String apiKey) {
+            return CompletableFuture.completedFuture("ok");
+        }
+
+        @RateLimited(name = "configured", limitString = "${limits.configured.per-minute:2}", window = "1m")
+        public String configured() {
+            return "ok";
+        }
+    }
+
+    @Nested
+    class KeyErrors {
+
+        private final Keyed keyed = new Keyed();
+        private final List<String> heard = new ArrayList<>();
+        private final MethodRateLimiter listened = builder().listener(new RateLimitListener() {
+            @Override
+            public void onKeyError(RateLimiter limiter, RuntimeException error) {
+                heard.add(limiter.name());
+            }
+        }).build();
+
+        @Test
+        void aNullKeyFailsTheCallNamingLimiterAndMethodWithoutBlamingCompilation() {
+            assertThatThrownBy(() -> call(listened, keyed, "strict", (Object) null))
+                    .isInstanceOfSatisfying(RateLimitKeyException.class,
+                            e -> assertThat(e.limiterName()).isEqualTo("strict"))
+                    .hasMessage("Rate limiter 'strict' of " + Keyed.class.getName() + ".strict(String) cannot count"
+                            + " this call: its key expression '#apiKey' evaluated to null; a key must identify the"
+                            + " caller")
+                    .hasMessageNotContaining("-parameters");
+            assertThat(calls).hasValue(0);
+            assertThat(heard).containsExactly("strict");
+        }
+
+        @Test
+        void anExpressionThatThrowsIsAKeyErrorToo() {
+            assertThatThrownBy(() -> call(keyed, "throwing", new Object()))
+                    .isInstanceOf(RateLimitKeyException.class)
+                    .hasMessageStartingWith("Rate limiter 'throwing' of " + Keyed.class.getName()
+                            + ".throwing(Object) cannot count this call: its key expression '#user.name()' failed:")
+                    .hasCauseInstanceOf(org.springframework.expression.EvaluationException.class);
+            assertThatThrownBy(() -> call(keyed, "priced", "k", (Object) null))
+                    .isInstanceOf(RateLimitKeyException.class)
+                    .hasMessageContaining("its cost expression '#units' evaluated to null");
+        }
+
+        @Test
+        void callsWhoseKeyFailedCanShareOneLimit() throws Throwable {
+            call(keyed, "shared", (Object) null);
+            call(keyed, "shared", (Object) null);
+            assertThatThrownBy(() -> call(keyed, "shared", (Object) null)).isInstanceOf(RateLimitExceededException.class);
+            assertThat(call(keyed, "shared", "a caller with a key")).isEqualTo("ok");
+        }
+
+        @Test
+        void orGoAheadUnlimitedStillHeardOf() throws Throwable {
+            for (int i = 0; i < 3; i++) {
+                assertThat(call(listened, keyed, "lenient", (Object) null)).isEqualTo("ok");
+            }
+            assertThat(heard).containsExactly("lenient", "lenient", "lenient");
+        }
+
+        @Test
+        void theDefaultPolicyIsTheApplicationsUnlessTheAnnotationSaysOtherwise() throws Throwable {
+            MethodRateLimiter lenientByDefault = builder().onKeyError(KeyErrorPolicy.SKIP).build();
+            assertThat(call(lenientByDefault, keyed, "strict", (Object) null)).isEqualTo("ok");
+            call(lenientByDefault, keyed, "shared", (Object) null);
+            call(lenientByDefault, keyed, "shared", (Object) null);
+            assertThatThrownBy(() -> call(lenientByDefault, keyed, "shared", (Object) null))
+                    .as("its own SHARED_KEY").isInstanceOf(RateLimitExceededException.class);
+        }
+
+        @Test
+        void anAsynchronousMethodGetsTheErrorInItsFuture() throws Throwable {
+            Object result = call(keyed, "later", (Object) null);
+            assertThatThrownBy(((CompletableFuture<?>) result)::join).hasCauseInstanceOf(RateLimitKeyException.class);
+        }
+
+        @Test
+        void aLimitCanComeFromAPlaceholder() throws Throwable {
+            call(keyed, "configured");
+            call(keyed, "configured");
+            assertThatThrownBy(() -> call(keyed, "configured")).isInstanceOf(RateLimitExceededException.class);
         }
     }
 

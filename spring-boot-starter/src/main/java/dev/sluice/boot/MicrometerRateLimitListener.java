@@ -12,7 +12,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Records {@code sluice.decisions} (tags {@code limiter}, {@code outcome}: allowed, rejected or
- * error) and {@code sluice.wait} (tag {@code limiter}). Keys never become tags: their number is
+ * error), {@code sluice.key.errors} (calls whose key or cost could not be worked out; tag
+ * {@code limiter}) and {@code sluice.wait} (tag {@code limiter}). Keys never become tags: their number is
  * unbounded and they may be personal data.
  */
 final class MicrometerRateLimitListener implements RateLimitListener {
@@ -25,12 +26,14 @@ final class MicrometerRateLimitListener implements RateLimitListener {
     }
 
     /** One limiter's meters. */
-    private record Meters(Counter allowed, Counter rejected, Counter error, Timer waits) {
+    private record Meters(Counter allowed, Counter rejected, Counter error, Counter keyErrors, Timer waits) {
     }
 
     private Meters meters(RateLimiter limiter) {
         return meters.computeIfAbsent(limiter.name(), name -> new Meters(decisions(name, "allowed"),
                 decisions(name, "rejected"), decisions(name, "error"),
+                Counter.builder("sluice.key.errors").description("Calls whose key or cost could not be worked out")
+                        .tag("limiter", name).register(registry),
                 Timer.builder("sluice.wait").description("How long calls waited for a permit")
                         .tag("limiter", name).register(registry)));
     }
@@ -49,6 +52,11 @@ final class MicrometerRateLimitListener implements RateLimitListener {
     @Override
     public void onStoreFailure(RateLimiter limiter, RuntimeException failure) {
         meters(limiter).error.increment();
+    }
+
+    @Override
+    public void onKeyError(RateLimiter limiter, RuntimeException error) {
+        meters(limiter).keyErrors.increment();
     }
 
     @Override

@@ -2,7 +2,6 @@ package dev.sluice.boot;
 
 import dev.sluice.Tier;
 import dev.sluice.aop.LimitOverrides;
-import dev.sluice.aop.RateLimitConfigurationException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,15 +35,17 @@ final class PropertiesLimitOverrides implements LimitOverrides, ApplicationListe
     private static List<Tier> tiers(String name, List<SluiceProperties.TierProperties> configured) {
         return IntStream.range(0, configured.size()).mapToObj(i -> {
             SluiceProperties.TierProperties tier = configured.get(i);
-            String property = "sluice.limits." + name + ".tiers[" + i + "]";
+            String property = property(name) + ".tiers[" + i + "]";
             if (tier.getLimit() == null || tier.getWindow() == null) {
-                throw new RateLimitConfigurationException(property + " needs both a limit and a window", null);
+                throw new SluiceConfigurationException(property + " needs both a limit and a window",
+                        "Set " + property + ".limit and " + property + ".window, or remove the tier.", null);
             }
             try {
                 return new Tier(tier.getLimit(), tier.getWindow(), tier.getAlgorithm(), tier.isCountRejected(),
                         tier.getBlockFor());
             } catch (IllegalArgumentException e) {
-                throw new RateLimitConfigurationException(property + " is invalid: " + e.getMessage(), e);
+                throw new SluiceConfigurationException(property + " is invalid: " + e.getMessage(),
+                        "Correct the figures of " + property + ".", e);
             }
         }).toList();
     }
@@ -67,9 +68,16 @@ final class PropertiesLimitOverrides implements LimitOverrides, ApplicationListe
         Set<String> unknown = new TreeSet<>(limits.keySet());
         unknown.removeAll(limiters);
         if (!unknown.isEmpty()) {
-            throw new RateLimitConfigurationException("sluice.limits configures " + unknown + ", which no @RateLimited"
-                    + " method uses; the limiters are " + new TreeSet<>(limiters) + ". Names with dots need"
-                    + " brackets: sluice.limits[OtpController.sendOtp].tiers[0].limit", null);
+            throw new SluiceConfigurationException(unknown.stream().map(PropertiesLimitOverrides::property).toList()
+                    + " configure limiters that no @RateLimited method has; the limiters are " + new TreeSet<>(limiters)
+                    + ".", "Use the name of one of these limiters, in brackets when it has dots"
+                    + " (sluice.limits[OtpController.sendOtp].tiers[0].limit), or remove the entry.", null);
         }
+    }
+
+    /** The property of a limiter, with brackets when its name has characters a property name cannot. */
+    private static String property(String limiterName) {
+        return limiterName.matches("[A-Za-z0-9-]+") ? "sluice.limits." + limiterName
+                : "sluice.limits[" + limiterName + "]";
     }
 }

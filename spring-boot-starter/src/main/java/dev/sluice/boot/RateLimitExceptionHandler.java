@@ -2,6 +2,7 @@ package dev.sluice.boot;
 
 import dev.sluice.RateLimitExceededException;
 import dev.sluice.StoreUnavailableException;
+import dev.sluice.aop.RateLimitKeyException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.net.URI;
@@ -19,12 +20,15 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
  *
  * <ul>
  * <li>{@link RateLimitExceededException} becomes {@code 429 Too Many Requests}, of type
- * {@code sluice.web.problem-type} ({@link #QUOTA_EXCEEDED} unless set), whose {@code detail}
+ * {@code sluice.web.problem-type} ({@link SluiceProperties.Web#QUOTA_EXCEEDED} unless set), whose {@code detail}
  * is the limiter's message and whose {@code violated-policies} names the limiter, with
  * {@code Retry-After} in whole seconds rounded up and the rate-limit headers;</li>
  * <li>{@link StoreUnavailableException}, which a limiter with the {@code FAIL_CLOSED} failure
  * policy throws while its store cannot decide, becomes {@code 503 Service Unavailable} with a
  * short {@code Retry-After}: the service is fine, but the call cannot be checked right now.</li>
+ * <li>{@link RateLimitKeyException}, thrown when a call's key or cost expression gives no value
+ * under the {@code REJECT} key-error policy, becomes {@code 400 Bad Request}: the request lacks
+ * what its limit is counted by (an optional header, a field).</li>
  * </ul>
  *
  * <p>The key is never sent. Registered by the starter with order
@@ -33,9 +37,6 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
  */
 @RestControllerAdvice
 public class RateLimitExceptionHandler {
-
-    /** The problem type registered for exceeded quotas: the default type of 429 bodies. */
-    public static final URI QUOTA_EXCEEDED = URI.create("https://iana.org/assignments/http-problem-types#quota-exceeded");
 
     private final RateLimitResponseHeaders headers;
     private final URI problemType;
@@ -81,5 +82,19 @@ public class RateLimitExceptionHandler {
                         String.valueOf(Math.max(1, RateLimitResponseHeaders.seconds(unavailable.retryAfter()))))
                 .contentType(MediaType.APPLICATION_PROBLEM_JSON)
                 .body(problem);
+    }
+
+    /**
+     * Answers a call whose key or cost could not be worked out from the request, under the
+     * {@code REJECT} key-error policy: the request lacks what its limit is counted by.
+     *
+     * @param error what the engine threw
+     * @return the 400 problem
+     */
+    @ExceptionHandler(RateLimitKeyException.class)
+    public ResponseEntity<ProblemDetail> badRequest(RateLimitKeyException error) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST,
+                "This request lacks what its rate limit is counted by.");
+        return ResponseEntity.badRequest().contentType(MediaType.APPLICATION_PROBLEM_JSON).body(problem);
     }
 }

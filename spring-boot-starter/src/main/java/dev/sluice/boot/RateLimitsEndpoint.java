@@ -1,18 +1,29 @@
 package dev.sluice.boot;
 
+import dev.sluice.RateLimiter;
 import dev.sluice.Tier;
 import dev.sluice.aop.MethodRateLimiter;
 import java.util.List;
+import java.util.Optional;
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
 /**
  * The {@code ratelimits} actuator endpoint: every limiter with its tiers, its store and the
  * state of the store's circuit breaker, its failure policy, and the calls it allowed and rejected
- * since the application started.
+ * since the application started; and, for operators, forgetting one key of a limiter, which
+ * unblocks that caller ({@code DELETE /actuator/ratelimits/{limiter}/{key}}).
+ *
+ * <p>Its access is read-only by default: exposing the endpoint shows the limiters, and the
+ * delete operation exists only once the application grants full access with
+ * {@code management.endpoint.ratelimits.access=unrestricted}. Protect it then as any endpoint
+ * that changes the application, with Spring Security for one.
  */
-@Endpoint(id = "ratelimits")
+@Endpoint(id = "ratelimits", defaultAccess = Access.READ_ONLY)
 public class RateLimitsEndpoint {
 
     private final MethodRateLimiter methodRateLimiter;
@@ -38,6 +49,26 @@ public class RateLimitsEndpoint {
                         limiter.onStoreFailure().name(),
                         statistics.allowed(limiter.name()), statistics.rejected(limiter.name())))
                 .toList());
+    }
+
+    /**
+     * Forgets one key of a limiter: its counts in every tier and any block, in the limiter's
+     * store and its local fallback store, so that the caller's next call is decided afresh. Over
+     * HTTP, {@link RateLimitsEndpointWebExtension} answers it.
+     *
+     * @param limiter the limiter's name
+     * @param key     the key, as the limiter's key expression gives it; over HTTP, the rest of the
+     *                path, so that keys holding {@code /} (an IPv6 prefix such as
+     *                {@code 2001:db8::/64}) need no escaping
+     * @return whether the limiter exists
+     * @throws dev.sluice.StoreUnavailableException when the store cannot be reached
+     */
+    @DeleteOperation
+    public boolean reset(@Selector String limiter, @Selector(match = Selector.Match.ALL_REMAINING) String[] key) {
+        Optional<RateLimiter> named = methodRateLimiter.limiters().stream()
+                .filter(candidate -> candidate.name().equals(limiter)).findFirst();
+        named.ifPresent(found -> found.reset(String.join("/", key)));
+        return named.isPresent();
     }
 
     /**

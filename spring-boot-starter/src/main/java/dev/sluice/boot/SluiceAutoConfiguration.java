@@ -51,7 +51,7 @@ public class SluiceAutoConfiguration {
 
     /**
      * Applies {@code sluice.failure-policy} (deciding in a store like the in-memory one under
-     * {@code local-fallback}) and {@code sluice.limits.*}.
+     * {@code local-fallback}), {@code sluice.key-error} and {@code sluice.limits.*}.
      *
      * @param properties the settings
      * @param overrides  the limits from configuration
@@ -65,6 +65,7 @@ public class SluiceAutoConfiguration {
                                                            RateLimitStatistics statistics,
                                                            ObjectProvider<InstantSource> clock) {
         return builder -> builder.onStoreFailure(properties.getFailurePolicy())
+                .onKeyError(properties.getKeyError())
                 .fallbackStore(inMemoryStore(properties, clock))
                 .overrides(overrides)
                 .listener(statistics);
@@ -121,6 +122,10 @@ public class SluiceAutoConfiguration {
             RedissonRateLimitStore.Builder store = RedissonRateLimitStore.builder(client)
                     .keyPrefix(properties.getRedis().getKeyPrefix());
             RedisConnection.timeout(properties.getRedis(), environment, ownClient).ifPresent(store::timeout);
+            String keyHashSecret = properties.getRedis().getKeyHashSecret();
+            if (keyHashSecret != null) {
+                store.keyHashSecret(keyHashSecret);
+            }
             RedissonRateLimitStore built = store.build();
             built.warmUp();
             return built;
@@ -135,8 +140,9 @@ public class SluiceAutoConfiguration {
 
         @Bean
         RateLimitStore sluiceRedissonRateLimitStore() {
-            throw new IllegalStateException("sluice.store=redis needs the Redis store on the class path:"
-                    + " add the dependency dev.sluice:sluice-redisson");
+            throw new SluiceConfigurationException("sluice.store=redis needs the Redis store, which is not on the"
+                    + " class path.", "Add the dependency dev.sluice:sluice-redisson, of the same version as the"
+                    + " starter, or set sluice.store=memory.", null);
         }
     }
 }

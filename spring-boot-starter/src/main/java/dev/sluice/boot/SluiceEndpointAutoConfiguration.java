@@ -2,13 +2,19 @@ package dev.sluice.boot;
 
 import dev.sluice.aop.MethodRateLimiter;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.context.annotation.Bean;
 
-/** The {@code ratelimits} actuator endpoint, when the actuator is present and the endpoint exposed. */
+/**
+ * The {@code ratelimits} actuator endpoint, when the actuator is present and the endpoint exposed,
+ * with its web extension; its delete operation needs
+ * {@code management.endpoint.ratelimits.access=unrestricted}.
+ */
 @AutoConfiguration(after = SluiceAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "sluice.enabled", matchIfMissing = true)
 @ConditionalOnClass(Endpoint.class)
@@ -18,5 +24,12 @@ public class SluiceEndpointAutoConfiguration {
     @ConditionalOnAvailableEndpoint
     RateLimitsEndpoint rateLimitsEndpoint(MethodRateLimiter methodRateLimiter, RateLimitStatistics statistics) {
         return new RateLimitsEndpoint(methodRateLimiter, statistics);
+    }
+
+    @Bean
+    @ConditionalOnBean(RateLimitsEndpoint.class)
+    @ConditionalOnAvailableEndpoint(exposure = EndpointExposure.WEB)
+    RateLimitsEndpointWebExtension rateLimitsEndpointWebExtension(RateLimitsEndpoint endpoint) {
+        return new RateLimitsEndpointWebExtension(endpoint);
     }
 }

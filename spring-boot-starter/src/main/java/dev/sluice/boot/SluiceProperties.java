@@ -2,6 +2,7 @@ package dev.sluice.boot;
 
 import dev.sluice.annotation.Algorithm;
 import dev.sluice.annotation.FailurePolicy;
+import dev.sluice.annotation.KeyErrorPolicy;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,7 +27,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  *           window: 10s
  * </pre>
  */
-@ConfigurationProperties("sluice")
+@ConfigurationProperties(prefix = "sluice", ignoreUnknownFields = false)
 public class SluiceProperties {
 
     /** Whether @RateLimited methods are limited at all. */
@@ -41,6 +42,14 @@ public class SluiceProperties {
      * refuse it with 503 (fail-closed). A limiter's own onStoreFailure takes precedence.
      */
     private FailurePolicy failurePolicy = FailurePolicy.LOCAL_FALLBACK;
+
+    /**
+     * What a limited call does when its key or cost expression gives no value (it throws, or
+     * yields null, a blank key or a cost below 1): refuse it with 400 (reject), count it under one
+     * key shared by all such calls (shared-key), or let it through (skip). A limiter's own
+     * onKeyError takes precedence.
+     */
+    private KeyErrorPolicy keyError = KeyErrorPolicy.REJECT;
 
     private final Memory memory = new Memory();
 
@@ -106,6 +115,24 @@ public class SluiceProperties {
      */
     public void setFailurePolicy(FailurePolicy failurePolicy) {
         this.failurePolicy = failurePolicy;
+    }
+
+    /**
+     * What a limited call does when its key or cost cannot be worked out.
+     *
+     * @return the policy
+     */
+    public KeyErrorPolicy getKeyError() {
+        return keyError;
+    }
+
+    /**
+     * Sets what a limited call does when its key or cost cannot be worked out.
+     *
+     * @param keyError the policy
+     */
+    public void setKeyError(KeyErrorPolicy keyError) {
+        this.keyError = keyError;
     }
 
     /**
@@ -211,6 +238,15 @@ public class SluiceProperties {
          * client, spring.data.redis.timeout applies if this is not set.
          */
         private @Nullable Duration timeout;
+
+        /**
+         * A secret under which keys are kept in Redis as their HMAC-SHA-256, so that what callers
+         * are counted by (phone numbers, e-mail addresses) never reaches Redis in clear. At least
+         * 16 bytes, best 32 random ones. It must be the same on every instance sharing the limits
+         * (changing it starts every key afresh), and must be kept secret, as a password. Unset:
+         * keys are kept as they are.
+         */
+        private @Nullable String keyHashSecret;
 
         /**
          * The server's address.
@@ -319,10 +355,32 @@ public class SluiceProperties {
         public void setTimeout(@Nullable Duration timeout) {
             this.timeout = timeout;
         }
+
+        /**
+         * The secret keys are hashed under.
+         *
+         * @return the secret, or null to keep keys as they are
+         */
+        public @Nullable String getKeyHashSecret() {
+            return keyHashSecret;
+        }
+
+        /**
+         * Sets the secret keys are hashed under.
+         *
+         * @param keyHashSecret the secret
+         */
+        public void setKeyHashSecret(@Nullable String keyHashSecret) {
+            this.keyHashSecret = keyHashSecret;
+        }
     }
 
     /** The web settings. */
     public static class Web {
+
+        /** The problem type registered for exceeded quotas: the default type of 429 bodies. */
+        public static final URI QUOTA_EXCEEDED =
+                URI.create("https://iana.org/assignments/http-problem-types#quota-exceeded");
 
         /** Which rate-limit headers responses carry. */
         private Headers headers = Headers.BOTH;
@@ -348,7 +406,7 @@ public class SluiceProperties {
          * The problem type URI of 429 bodies. Default: the IANA-registered
          * https://iana.org/assignments/http-problem-types#quota-exceeded.
          */
-        private URI problemType = RateLimitExceptionHandler.QUOTA_EXCEEDED;
+        private URI problemType = QUOTA_EXCEEDED;
 
         /**
          * Which rate-limit headers responses carry.
@@ -444,7 +502,7 @@ public class SluiceProperties {
 
     /** Which rate-limit headers responses carry. */
     public enum Headers {
-        /** RateLimit-Policy and RateLimit, of draft-ietf-httpapi-ratelimit-headers-10. */
+        /** RateLimit-Policy and RateLimit, of draft-ietf-httpapi-ratelimit-headers-11. */
         IETF,
         /** X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset. */
         X_RATELIMIT,

@@ -119,6 +119,8 @@ abstract class HttpLimitsContract {
         assertThat(first.getStatus().value()).isEqualTo(200);
         assertThat(first.getResponseHeaders().getFirst("RateLimit-Policy")).isEqualTo("\"async-reads\";q=2;w=60");
         assertThat(first.getResponseHeaders().getFirst("RateLimit")).matches("\"async-reads\";r=1;t=\\d+");
+        assertThat((Long) structuredList(first.getResponseHeaders().getFirst("RateLimit")).get("async-reads").get("t"))
+                .as("the default sliding window: the rest of this minute and the next").isBetween(61L, 120L);
 
         assertThat(get(path).getResponseHeaders().getFirst("RateLimit")).matches("\"async-reads\";r=0;t=\\d+");
         EntityExchangeResult<String> rejected = get(path);
@@ -137,6 +139,25 @@ abstract class HttpLimitsContract {
             members.put(((StringItem) member).get(), parameters);
         }
         return members;
+    }
+
+    @Test
+    void aRequestWithoutWhatItsLimitIsCountedByIsABadRequest() {
+        double errorsBefore = keyErrors("api-key");
+        EntityExchangeResult<String> withoutKey = get("/keyed");
+
+        assertThat(withoutKey.getStatus().value()).isEqualTo(400);
+        assertThat(withoutKey.getResponseHeaders().getFirst("Content-Type")).isEqualTo("application/problem+json");
+        assertThat(withoutKey.getResponseBody()).contains("\"detail\":\"This request lacks what its rate limit is"
+                + " counted by.\"").doesNotContain("#apiKey");
+        assertThat(keyErrors("api-key") - errorsBefore).isEqualTo(1);
+        assertThat(http.get().uri("/keyed").header("X-Api-Key", client).exchange().returnResult(String.class)
+                .getStatus().value()).isEqualTo(200);
+    }
+
+    private double keyErrors(String limiter) {
+        var counter = meters.find("sluice.key.errors").tag("limiter", limiter).counter();
+        return counter == null ? 0 : counter.count();
     }
 
     @Test

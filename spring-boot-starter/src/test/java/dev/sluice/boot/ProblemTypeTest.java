@@ -48,7 +48,7 @@ class ProblemTypeTest {
     @Test
     void isTheIanaQuotaExceededTypeUnlessSet() {
         web.run(context -> assertThat(context.getBean(SluiceProperties.class).getWeb().getProblemType())
-                .isEqualTo(RateLimitExceptionHandler.QUOTA_EXCEEDED));
+                .isEqualTo(SluiceProperties.Web.QUOTA_EXCEEDED));
     }
 
     @Test

@@ -13,6 +13,7 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -61,6 +62,13 @@ public class LimitedApp {
         @RateLimited(name = "async-reads", key = "#id", limit = 2, window = "1m")
         CompletableFuture<Map<String, String>> readLater(@PathVariable String id) {
             return CompletableFuture.completedFuture(Map.of("read", id));
+        }
+
+        /** Keyed by an optional header: requests without it cannot be counted. */
+        @GetMapping("/keyed")
+        @RateLimited(name = "api-key", key = "#apiKey", limit = 5, window = "1m")
+        Map<String, String> keyed(@RequestHeader(name = "X-Api-Key", required = false) String apiKey) {
+            return Map.of("keyed", "yes");
         }
 
         @GetMapping("/switched-off")

@@ -1,0 +1,133 @@
+package dev.sluice.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.annotation.RateLimited;
+import dev.sluice.redisson.RedissonRateLimitStore;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Import;
+import org.springframework.core.io.DefaultResourceLoader;
+
+/**
+ * What a developer sees when a Sluice setting or annotation is wrong: the application does not
+ * start, and Spring Boot's report says what is wrong and, under "Action:", what to change, never
+ * a stack trace in which the reason is the last of many causes.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class ConfigurationMistakesTest {
+
+    /** A service whose limiter has the default name {@code Hello.hello}. */
+    static class Hello {
+        @RateLimited(limit = 5, window = "1m")
+        public String hello() {
+            return "hello";
+        }
+    }
+
+    /** A service with a key expression that can never work on a String. */
+    static class Misspelled {
+        @RateLimited(key = "#user.toLowerCas()", limit = 5, window = "1m")
+        public String hello(String user) {
+            return "hello " + user;
+        }
+    }
+
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    @Import(Hello.class)
+    static class HelloApp {
+    }
+
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    @Import(Misspelled.class)
+    static class MisspelledApp {
+    }
+
+    /** An application without limited beans, and so without proxies, which a filtered class loader could not define. */
+    @SpringBootConfiguration(proxyBeanMethods = false)
+    @EnableAutoConfiguration
+    static class EmptyApp {
+    }
+
+    /**
+     * Starts the application, which must fail, and returns Spring Boot's report of the failure.
+     * The test resources' application.properties, for other tests, is left out.
+     */
+    private static String failureReport(CapturedOutput output, SpringApplication application, String... args) {
+        application.setWebApplicationType(WebApplicationType.NONE);
+        application.setDefaultProperties(java.util.Map.of("spring.config.name", "configuration-mistakes"));
+        assertThatThrownBy(() -> application.run(args).close()).isInstanceOf(RuntimeException.class);
+        String all = output.getAll();
+        assertThat(all).contains("APPLICATION FAILED TO START");
+        return all.substring(all.indexOf("APPLICATION FAILED TO START"));
+    }
+
+    private static String failureReport(CapturedOutput output, String... args) {
+        return failureReport(output, new SpringApplication(HelloApp.class), args);
+    }
+
+    @Test
+    void aDottedLimiterNameWithoutBracketsIsCaughtAndWrittenWithThem(CapturedOutput output) {
+        String report = failureReport(output, "--sluice.limits.Hello.hello.tiers[0].limit=1",
+                "--sluice.limits.Hello.hello.tiers[0].window=1m");
+
+        assertThat(report).contains("Description:", "splits a limiter name at its dots", "Action:",
+                "Write limiter names that contain dots in brackets: sluice.limits[Hello.hello].tiers[0].limit,"
+                        + " sluice.limits[Hello.hello].tiers[0].window.");
+    }
+
+    @Test
+    void aMisspelledSettingIsNamed(CapturedOutput output) {
+        String report = failureReport(output, "--sluice.limits[Hello.hello].tier[0].limit=1");
+
+        assertThat(report).contains("sluice.limits[Hello.hello].tier[0].limit", "is not a Sluice setting", "Action:",
+                "A limiter under sluice.limits.<name> takes enabled and tiers[n].limit, window");
+    }
+
+    @Test
+    void aLimiterNameNoMethodHasIsNamedWithTheNamesThatExist(CapturedOutput output) {
+        String report = failureReport(output, "--sluice.limits.hello.enabled=false");
+
+        assertThat(report).contains("[sluice.limits.hello] configure limiters that no @RateLimited method has;"
+                + " the limiters are [Hello.hello].", "Action:", "Use the name of one of these limiters, in brackets"
+                + " when it has dots");
+    }
+
+    @Test
+    void anIncompleteTierSaysWhatToSet(CapturedOutput output) {
+        String report = failureReport(output, "--sluice.limits[Hello.hello].tiers[0].limit=1");
+
+        assertThat(report).contains("sluice.limits[Hello.hello].tiers[0] needs both a limit and a window", "Action:",
+                "Set sluice.limits[Hello.hello].tiers[0].limit and sluice.limits[Hello.hello].tiers[0].window");
+    }
+
+    @Test
+    void theRedisStoreWithoutItsModuleSaysWhichDependencyToAdd(CapturedOutput output) {
+        SpringApplication application = new SpringApplication(EmptyApp.class);
+        application.setResourceLoader(new DefaultResourceLoader(new FilteredClassLoader(RedissonRateLimitStore.class)));
+
+        String report = failureReport(output, application, "--sluice.store=redis");
+
+        assertThat(report).contains("sluice.store=redis needs the Redis store, which is not on the class path.",
+                "Action:", "Add the dependency dev.sluice:sluice-redisson").doesNotContain("Caused by");
+    }
+
+    @Test
+    void anAnnotationThatCannotWorkNamesTheMethod(CapturedOutput output) {
+        String report = failureReport(output, new SpringApplication(MisspelledApp.class));
+
+        assertThat(report).contains("Invalid @RateLimited on " + Misspelled.class.getName() + ".hello(String): key"
+                + " '#user.toLowerCas()' calls toLowerCas() with 0 arguments", "Action:",
+                "Correct the @RateLimited annotation named above.");
+    }
+}

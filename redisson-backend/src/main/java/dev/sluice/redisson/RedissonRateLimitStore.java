@@ -6,6 +6,7 @@ import dev.sluice.StoreCircuitBreaker;
 import dev.sluice.StoreKeys;
 import dev.sluice.StoreUnavailableException;
 import dev.sluice.Tier;
+import dev.sluice.annotation.Algorithm;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -43,10 +44,11 @@ import org.redisson.client.codec.StringCodec;
  * RateLimitStore store = RedissonRateLimitStore.builder(redisson).build();
  * </pre>
  *
- * <p><strong>Keys.</strong> The tiers of store key {@code k} (the limiter name and the caller's
- * key) live at {@code sluice:{k}:<algorithm><window ms>}, and the key's own state (the latest
- * time it saw, so that time never runs backwards for it, and the end of a block) at
- * {@code sluice:{k}:meta}: the hash tag puts all of them in one cluster slot. A {@code k} that
+ * <p><strong>Keys.</strong> Each tier of store key {@code k} (the limiter name and the caller's
+ * key) lives in a hash at {@code sluice:{k}:<algorithm><window ms>}, a {@code SLIDING_LOG}
+ * tier's log in a sorted set beside it at {@code sluice:{k}:sl<window ms>:log}; every tier
+ * also keeps the key's latest time (so that time never runs backwards for it) and the end of
+ * its block. The hash tag puts all of them in one cluster slot. A {@code k} that
  * is empty, longer than 128 characters, contains <code>{</code> or <code>}</code>, or starts
  * with {@code #}, is replaced by {@code #} and its SHA-256. Every key written expires once its state
  * no longer matters: at the end of its window, refill or block. With a
@@ -243,13 +245,17 @@ public final class RedissonRateLimitStore implements RateLimitStore {
         return new Call(keys, arguments);
     }
 
-    /** The Redis keys of a store key: its own state, then each tier's. */
+    /** The Redis keys of a store key: each tier's state, then the log of each {@code SLIDING_LOG} tier. */
     private List<Object> keys(String key, List<Tier> tiers) {
         String base = keyPrefix + ":{" + hashTag(key, keyHasher) + "}:";
         List<Object> keys = new ArrayList<>(tiers.size() + 1);
-        keys.add(base + "meta");
         for (Tier tier : tiers) {
             keys.add(base + code(tier) + tier.windowMillis());
+        }
+        for (Tier tier : tiers) {
+            if (tier.algorithm() == Algorithm.SLIDING_LOG) {
+                keys.add(base + code(tier) + tier.windowMillis() + ":log");
+            }
         }
         return keys;
     }

@@ -13,7 +13,8 @@
 
 local now = tonumber(ARGV[1])
 local cost = tonumber(ARGV[2])
-local call_id = ARGV[3]
+local count = (#ARGV - 4) / 5
+local logs = 0
 
 local function give_back(key, field, amount)
   local value = tonumber(redis.call('HGET', key, field))
@@ -22,24 +23,25 @@ local function give_back(key, field, amount)
   end
 end
 
-for i = 1, #KEYS - 1 do
+for i = 1, count do
   local a = 5 + 5 * (i - 1)
-  local key, algorithm, limit, window = KEYS[1 + i], ARGV[a], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
+  local key, algorithm, limit, window = KEYS[i], ARGV[a], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
   local start = now - now % window
   if algorithm == 'fw' then
     if tonumber(redis.call('HGET', key, 's')) == start then give_back(key, 'n', cost) end
   elseif algorithm == 'sw' then
     local s = tonumber(redis.call('HGET', key, 's'))
     if s == start then
-      give_back(key, 'c', cost)
+      give_back(key, 'n', cost)
     elseif s == start + window then
       give_back(key, 'p', cost)
     end
   elseif algorithm == 'sl' then
-    if redis.call('ZREM', key, call_id .. ':' .. cost) == 1 then give_back(KEYS[1], 'l' .. window, cost) end
+    logs = logs + 1
+    if redis.call('ZREM', KEYS[count + logs], ARGV[3] .. ':' .. cost) == 1 then give_back(key, 'n', cost) end
   elseif algorithm == 'tb' then
     local refilled_since = (tonumber(redis.call('HGET', key, 't')) or now) - now
-    give_back(key, 'm', math.max(0, cost * window - refilled_since * limit))
+    give_back(key, 'n', math.max(0, cost * window - refilled_since * limit))
   end
 end
 return 1

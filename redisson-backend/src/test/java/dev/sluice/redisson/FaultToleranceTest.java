@@ -146,7 +146,7 @@ class FaultToleranceTest {
                 long refused = calls.stream().filter(call -> call.failure() != null).count();
                 long stored = 0;
                 for (int thread = 0; thread < 8; thread++) {
-                    stored += Long.parseLong(server.cli("ZCARD", "sluice:{outage:k" + thread + "}:sl600000"));
+                    stored += Long.parseLong(server.cli("ZCARD", "sluice:{outage:k" + thread + "}:sl600000:log"));
                 }
                 System.out.printf("FAULT %s for 2 s: %d admitted, %d stored, %d refused while paused; %s; %s%n", pause,
                         admitted, stored, refused, commandStats(server, "evalsha"), commandStats(server, "eval"));

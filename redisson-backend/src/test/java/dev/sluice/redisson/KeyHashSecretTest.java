@@ -94,7 +94,7 @@ class KeyHashSecretTest {
         admitUntilRejected(store, OTP);
 
         assertThat(keysInRedis()).hasSize(5).allSatisfy(key -> assertThat(key)
-                .matches("sluice:\\{[0-9a-f]{64}\\}:(meta|fw60000|sw3600000|sl600000|tb300000)")
+                .matches("sluice:\\{[0-9a-f]{64}\\}:(fw60000|sw3600000|sl600000|sl600000:log|tb300000)")
                 .doesNotContain("447700900123").doesNotContain("otp-phone"));
     }
 

@@ -146,13 +146,13 @@ class RedissonRateLimitStoreOutageTest {
         eventually(() -> store.tryAcquire("warm-up", log, 1));
         // A million expired calls: the decision clears them first, which takes far longer than 50 ms.
         server.cli("EVAL", "for i = 1, 1000000 do redis.call('ZADD', KEYS[1], 0, 'old' .. i .. ':1') end", "1",
-                "sluice:{k}:sl60000");
+                "sluice:{k}:sl60000:log");
 
         assertThatThrownBy(() -> store.tryAcquire("k", log, 1)).isInstanceOf(StoreUnavailableException.class)
                 .hasMessage("Redis did not answer within 50 ms");
 
         RedisCluster.await("the decision to be taken back",
-                () -> server.cli("ZCARD", "sluice:{k}:sl60000").equals("0"));
+                () -> server.cli("ZCARD", "sluice:{k}:sl60000:log").equals("0"));
         assertThat(server.cli("INFO", "commandstats")).as("the decision ran, admitting the call, then was taken back")
                 .contains("cmdstat_eval:calls=2,");
     }

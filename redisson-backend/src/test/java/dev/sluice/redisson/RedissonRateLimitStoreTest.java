@@ -79,7 +79,7 @@ class RedissonRateLimitStoreTest {
     void keepsEveryTierOfAKeyUnderOneHashTagAndEveryKeyExpires() {
         RedissonRateLimitStore store = clientClockStore();
         List<Tier> tiers = List.of(
-                Tier.of(1, ofMinutes(1), FIXED_WINDOW).withBlockFor(ofMinutes(15)),
+                Tier.of(1, ofMinutes(1), FIXED_WINDOW),
                 Tier.of(5, ofMinutes(1), SLIDING_WINDOW),
                 Tier.of(5, ofSeconds(10), SLIDING_LOG),
                 Tier.of(5, ofSeconds(10), TOKEN_BUCKET).withCountRejected());
@@ -87,28 +87,33 @@ class RedissonRateLimitStoreTest {
         store.tryAcquire("otp:10.0.0.1", tiers, 1);
 
         assertThat(client.getKeys().getKeysStream()).containsExactlyInAnyOrder(
-                "sluice:{otp:10.0.0.1}:meta",
                 "sluice:{otp:10.0.0.1}:fw60000",
                 "sluice:{otp:10.0.0.1}:sw60000",
                 "sluice:{otp:10.0.0.1}:sl10000",
+                "sluice:{otp:10.0.0.1}:sl10000:log",
                 "sluice:{otp:10.0.0.1}:tb10000");
-        // Each TTL is what the state still needs: the block, the window's end, the newest entry, the refill.
-        assertThat(ttl("sluice:{otp:10.0.0.1}:meta")).isBetween(ofMinutes(15).toMillis() - 1_000, ofMinutes(15).toMillis());
+        // Each TTL is what the state still needs: the window's end, the newest entry, the refill.
         assertThat(ttl("sluice:{otp:10.0.0.1}:fw60000")).isBetween(29_000L, 30_000L);
         assertThat(ttl("sluice:{otp:10.0.0.1}:sw60000")).isBetween(89_000L, 90_000L);
         assertThat(ttl("sluice:{otp:10.0.0.1}:sl10000")).isBetween(9_000L, 10_000L);
+        assertThat(ttl("sluice:{otp:10.0.0.1}:sl10000:log")).isBetween(9_000L, 10_000L);
         assertThat(ttl("sluice:{otp:10.0.0.1}:tb10000")).isBetween(3_000L, 4_000L);
     }
 
     @Test
-    void theLatestTimeOfAKeyLastsAsLongAsTheStateOfTiersEarlierCallsBrought() {
+    void everyTierOfABlockedKeyLastsAsLongAsTheBlock() {
         RedissonRateLimitStore store = clientClockStore();
-        Tier hourly = Tier.of(5, ofHours(1), FIXED_WINDOW);
-        store.tryAcquire("k", List.of(hourly), 1);
-        store.tryAcquire("k", List.of(Tier.of(5, ofSeconds(1), TOKEN_BUCKET)), 1);
+        List<Tier> tiers = List.of(
+                Tier.of(1, ofMinutes(1), FIXED_WINDOW).withBlockFor(ofMinutes(15)),
+                Tier.of(5, ofSeconds(10), TOKEN_BUCKET));
+        store.tryAcquire("otp:10.0.0.1", tiers, 1);
+        store.tryAcquire("otp:10.0.0.1", tiers, 1);
 
-        assertThat(ttl("sluice:{k}:meta")).as("guards the hourly count against a clock set back")
-                .isGreaterThanOrEqualTo(ttl("sluice:{k}:fw3600000") - 1_000);
+        assertThat(ttl("sluice:{otp:10.0.0.1}:fw60000")).isBetween(ofMinutes(15).toMillis() - 1_000, ofMinutes(15).toMillis());
+        assertThat(ttl("sluice:{otp:10.0.0.1}:tb10000")).isBetween(ofMinutes(15).toMillis() - 1_000, ofMinutes(15).toMillis());
+        clock.advance(ofMinutes(10));
+        assertThat(store.tryAcquire("otp:10.0.0.1", List.of(tiers.get(1)), 1).allowed())
+                .as("the block holds for a call that brings another tier only").isFalse();
     }
 
     @Test
@@ -132,7 +137,7 @@ class RedissonRateLimitStoreTest {
     @Test
     void namesNoKeyWhenRedisFails() {
         RedissonRateLimitStore store = clientClockStore();
-        server.cli("SET", "sluice:{otp:+447700900123}:meta", "not a hash");
+        server.cli("SET", "sluice:{otp:+447700900123}:fw60000", "not a hash");
 
         assertThatThrownBy(() -> store.tryAcquire("otp:+447700900123", List.of(Tier.of(3, ofMinutes(1), FIXED_WINDOW)), 1))
                 .isInstanceOf(StoreUnavailableException.class)
@@ -247,7 +252,6 @@ class RedissonRateLimitStoreTest {
         long dayEnd = (after / 86_400_000L + 1) * 86_400_000L;
         assertThat(rejected.retryAfter().toMillis()).isBetween(dayEnd - after, dayEnd - before);
         assertThat(ttl("sluice:{k}:fw86400000")).isBetween(dayEnd - after - 1_000, dayEnd - before);
-        assertThat(ttl("sluice:{k}:meta")).isBetween(dayEnd - after - 1_000, dayEnd - before);
     }
 
     @Test
@@ -257,7 +261,7 @@ class RedissonRateLimitStoreTest {
         store.tryAcquire("k", List.of(Tier.of(5, ofMinutes(1), SLIDING_LOG)), 2);
         long after = serverMillis();
 
-        RScoredSortedSet<String> log = client.getScoredSortedSet("sluice:{k}:sl60000", StringCodec.INSTANCE);
+        RScoredSortedSet<String> log = client.getScoredSortedSet("sluice:{k}:sl60000:log", StringCodec.INSTANCE);
         assertThat(log.size()).isEqualTo(1);
         assertThat(log.first()).endsWith(":2");
         assertThat(log.firstScore().longValue()).isBetween(before, after);
@@ -282,8 +286,8 @@ class RedissonRateLimitStoreTest {
 
         calls.join();
         assertThat(slowestPing).as("the slowest PING meanwhile").isLessThan(ofSeconds(1));
-        assertThat(client.getScoredSortedSet("sluice:{k}:sl60000", StringCodec.INSTANCE).size()).isEqualTo(1);
-        assertThat(Long.parseLong(server.cli("MEMORY", "USAGE", "sluice:{k}:sl60000"))).as("bytes").isLessThan(1_000);
+        assertThat(client.getScoredSortedSet("sluice:{k}:sl60000:log", StringCodec.INSTANCE).size()).isEqualTo(1);
+        assertThat(Long.parseLong(server.cli("MEMORY", "USAGE", "sluice:{k}:sl60000:log"))).as("bytes").isLessThan(1_000);
     }
 
     private static Duration max(Duration a, Duration b) {

@@ -83,7 +83,7 @@ class RedisOutageTest {
                 long restarted = System.nanoTime();
                 await("a decision by Redis", () -> {
                     sendOtp(http, "+15550799");
-                    return redis.cli("EXISTS", "sluice:{otp-phone:+15550799}:meta").equals("1");
+                    return redis.cli("EXISTS", "sluice:{otp-phone:+15550799}:sl3600000").equals("1");
                 });
                 System.out.printf("FAULT first decision by Redis %d ms after it was started again%n",
                         Duration.ofNanos(System.nanoTime() - restarted).toMillis());

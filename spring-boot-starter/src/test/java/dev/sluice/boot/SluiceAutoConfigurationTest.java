@@ -108,7 +108,7 @@ class SluiceAutoConfigurationTest {
         runner.withPropertyValues("sluice.store=redis", "spring.data.redis.host=127.0.0.1",
                 "spring.data.redis.port=" + redis.port(), "spring.data.redis.database=3").run(context -> {
             decide(context, "boot-settings");
-            assertThat(redis.cli("-n", "3", "EXISTS", "sluice:{boot-settings}:meta")).isEqualTo("1");
+            assertThat(redis.cli("-n", "3", "EXISTS", "sluice:{boot-settings}:fw60000")).isEqualTo("1");
         });
     }
 
@@ -117,7 +117,7 @@ class SluiceAutoConfigurationTest {
         runner.withPropertyValues("sluice.store=redis", "sluice.redis.address=" + redis.address(),
                 "spring.data.redis.url=redis://127.0.0.1:1").run(context -> {
             decide(context, "own-address");
-            assertThat(redis.cli("EXISTS", "sluice:{own-address}:meta")).isEqualTo("1");
+            assertThat(redis.cli("EXISTS", "sluice:{own-address}:fw60000")).isEqualTo("1");
         });
     }
 
@@ -127,7 +127,7 @@ class SluiceAutoConfigurationTest {
             runner.withPropertyValues("sluice.store=redis", "spring.data.redis.sentinel.master=primary",
                     "spring.data.redis.sentinel.nodes=127.0.0.1:" + sentinel.port()).run(context -> {
                 decide(context, "through-sentinel");
-                assertThat(master.cli("EXISTS", "sluice:{through-sentinel}:meta")).isEqualTo("1");
+                assertThat(master.cli("EXISTS", "sluice:{through-sentinel}:fw60000")).isEqualTo("1");
             });
         }
     }

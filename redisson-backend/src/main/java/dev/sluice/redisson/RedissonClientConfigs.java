@@ -6,12 +6,11 @@ import org.redisson.config.Config;
 import org.redisson.config.ReadMode;
 
 /**
- * Redisson client configurations that suit Sluice: a decision is one short command, so a small
- * pool kept open serves best. With fewer than 10 connections Redisson 4.7 lets concurrent
- * commands share a connection once written instead of holding one until the reply; on a
- * 2-core machine a pool of 8 with netty threads near the core count took a script call from
- * about 10,000 to 25,000-29,000 decisions a second at 16 threads. Adjust the returned
- * configuration as needed (passwords, TLS) before {@code Redisson.create(config)}.
+ * Redisson client configurations that suit Sluice: netty threads near the core count, a small pool
+ * kept open on masters only (scripts write), and topology read every second so that decisions
+ * resume about a second after a failover. Throughput does not depend on them: the store pipelines
+ * concurrent decisions itself, so a client with Redisson's defaults does as well on one server.
+ * Adjust the returned configuration as needed (passwords, TLS) before {@code Redisson.create(config)}.
  */
 public final class RedissonClientConfigs {
 

@@ -86,6 +86,7 @@ public final class RedissonRateLimitStore implements RateLimitStore {
     private static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(100);
 
     private final RScript scripts;
+    private final ScriptPipeline pipeline;
     private final RKeys redisKeys;
     private final String keyPrefix;
     private final @Nullable KeyHasher keyHasher;
@@ -103,6 +104,7 @@ public final class RedissonRateLimitStore implements RateLimitStore {
         // waits for a late reply long after the caller gave up, so that what it counted can be taken back.
         this.scripts = builder.client.getScript(OptionalOptions.defaults().codec(StringCodec.INSTANCE)
                 .timeout(RedisCalls.LATE_REPLIES).retryAttempts(0));
+        this.pipeline = new ScriptPipeline(builder.client, scripts, SCRIPT_SHA, RedisCalls.LATE_REPLIES, builder.timeout);
         this.redisKeys = builder.client.getKeys();
         this.keyPrefix = builder.keyPrefix;
         this.keyHasher = builder.keyHasher;
@@ -191,15 +193,10 @@ public final class RedissonRateLimitStore implements RateLimitStore {
 
     /** Runs the script for a call: the reply, as Redis sent it. */
     CompletableFuture<List<Object>> send(Call call) {
-        return evalSha(call).exceptionallyCompose(failure -> RedisCalls.unwrap(failure) instanceof RedisNoScriptException
+        return pipeline.send(call).exceptionallyCompose(failure -> RedisCalls.unwrap(failure) instanceof RedisNoScriptException
                 // The script did not run: load it where the key lives and send the call again.
-                ? scripts.scriptLoadAsync(call.slotKey(), SCRIPT).toCompletableFuture().thenCompose(sha -> evalSha(call))
+                ? scripts.scriptLoadAsync(call.slotKey(), SCRIPT).toCompletableFuture().thenCompose(sha -> pipeline.send(call))
                 : CompletableFuture.failedFuture(failure));
-    }
-
-    private CompletableFuture<List<Object>> evalSha(Call call) {
-        return scripts.<List<Object>>evalShaAsync(call.slotKey(), RScript.Mode.READ_WRITE, SCRIPT_SHA,
-                RScript.ReturnType.LIST, call.keys, call.arguments).toCompletableFuture();
     }
 
     /**

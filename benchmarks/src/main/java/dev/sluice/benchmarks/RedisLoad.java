@@ -1,179 +1,522 @@
 package dev.sluice.benchmarks;
 
-import dev.sluice.RateLimitStore;
-import dev.sluice.StoreUnavailableException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.sluice.Tier;
 import dev.sluice.annotation.Algorithm;
+import dev.sluice.benchmarks.RedisSubject.Decider;
+import dev.sluice.benchmarks.RedisSubject.Limits;
+import dev.sluice.redisson.RedissonClientConfigs;
 import dev.sluice.redisson.RedissonRateLimitStore;
-import dev.sluice.redisson.testing.RedisClients;
 import dev.sluice.redisson.testing.RedisServer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HexFormat;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.LongAdder;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
+import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
 
 /**
- * Decisions per second and latency percentiles of {@link RedissonRateLimitStore} on one hot key,
- * per algorithm and number of calling threads, beside {@code redis-benchmark} running the same
- * script with the same arguments on the same freshly started {@code redis-server}: the gap is
- * what the Java client (Redisson, the store) costs on top of the server's own work.
+ * Decisions through Redis under load: Sluice's stores beside Redisson's {@code RRateLimiter} and
+ * Bucket4j's own Redisson proxy manager, and {@code redis-benchmark} sending Sluice's exact
+ * script call from C clients, the ceiling the server itself sets. It starts its own
+ * {@code redis-server} and, per row, measures decisions a second, latency percentiles, the
+ * client's CPU time and garbage per decision (the whole JVM: callers, Redisson, netty), and the
+ * server's CPU time per decision and per script call.
+ *
+ * <p>Rows: one hot key with calls admitted, at each of {@code --hot-key-threads}; then 10,000
+ * keys with calls admitted, and one hot key with calls rejected, at {@code --threads}. Every row
+ * starts on an empty server and warms up before it is measured.
  *
  * <pre>
- * mvn -pl benchmarks -am install -DskipTests
- * mvn -pl benchmarks exec:java -Dexec.args="--seconds 5"
+ * java -cp 'benchmarks/target/classes:benchmarks/target/lib/*' dev.sluice.benchmarks.RedisLoad \
+ *     --warm-up 2 --measure 3 --hot-key-threads 1,16,64 --threads 16 --results redis-load.json
  * </pre>
  */
 public final class RedisLoad {
 
-    /** Calls during a row that the store did not decide. */
-    private static final LongAdder FAILURES = new LongAdder();
+    /** The keys of the rows with many keys. */
+    static final int MANY_KEYS = 10_000;
+
+    /** The client of the ceiling's rows. */
+    static final String CEILING_CLIENT = "redis-benchmark";
+
+    /** A line of redis-benchmark's latency distribution: {@code 99.902% <= 0.175 milliseconds (...)}. */
+    private static final Pattern PERCENTILE = Pattern.compile("^\\s*([\\d.]+)% <= ([\\d.]+) milliseconds");
+    private static final Pattern THROUGHPUT = Pattern.compile("throughput summary: ([\\d.]+) requests per second");
 
     private RedisLoad() {
     }
 
     /**
-     * Runs the comparison and prints one row per algorithm and thread count.
+     * Runs every row and writes the results as JSON.
      *
-     * @param args {@code --seconds N} (default 5) measured per row, after a 2 s warm-up
+     * @param args {@code --warm-up S} and {@code --measure S}, seconds per row (default 2 and 3);
+     *             {@code --hot-key-threads N,N,...} (default 1,16,64); {@code --threads N} for the
+     *             other rows (default 16); {@code --results FILE} (default {@code redis-load.json})
      * @throws Exception when a run fails
      */
     public static void main(String[] args) throws Exception {
-        int seconds = args.length == 2 && args[0].equals("--seconds") ? Integer.parseInt(args[1]) : 5;
-        String script = resource("/dev/sluice/redisson/decide.lua");
-        String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1")
-                .digest(script.getBytes(StandardCharsets.UTF_8)));
-        int[] threadCounts = {1, 16, 64};
-        System.out.printf(Locale.ROOT, "%-15s %7s | %12s %8s %8s | %12s %8s %8s%n", "algorithm", "threads",
-                "sluice ops/s", "p50 ms", "p99 ms", "r-b ops/s", "p50 ms", "p99 ms");
+        Map<String, String> options = options(args, Map.of("--warm-up", "2", "--measure", "3",
+                "--hot-key-threads", "1,16,64", "--threads", "16", "--results", "redis-load.json"));
+        Duration warmUp = seconds(options.get("--warm-up"));
+        Duration measure = seconds(options.get("--measure"));
+        List<Scenario> scenarios = new ArrayList<>();
+        for (String hotKeyThreads : options.get("--hot-key-threads").split(",")) {
+            scenarios.add(new Scenario(1, Traffic.PERMITTED, Integer.parseInt(hotKeyThreads.strip())));
+        }
+        int threads = Integer.parseInt(options.get("--threads"));
+        scenarios.add(new Scenario(MANY_KEYS, Traffic.PERMITTED, threads));
+        scenarios.add(new Scenario(1, Traffic.REJECTED, threads));
+
+        List<Row> rows = new ArrayList<>();
+        String redisVersion;
         try (RedisServer server = RedisServer.start()) {
-            server.cli("SCRIPT", "LOAD", script);
-            RedissonClient client = RedisClients.connect(server);
+            redisVersion = infoField(server.cli("INFO", "server"), "redis_version");
+            String sha = server.cli("SCRIPT", "LOAD", resource("/dev/sluice/redisson/decide.lua"));
+            Map<RedisSubject.Client, RedissonClient> clients = new EnumMap<>(RedisSubject.Client.class);
+            clients.put(RedisSubject.Client.TUNED,
+                    Redisson.create(RedissonClientConfigs.singleServer(server.address())));
+            Config defaults = new Config();
+            defaults.useSingleServer().setAddress(server.address());
+            clients.put(RedisSubject.Client.DEFAULT, Redisson.create(defaults));
             try {
-                RateLimitStore store = RedissonRateLimitStore.builder(client).build();
-                for (Algorithm algorithm : Algorithm.values()) {
-                    Tier tier = Tier.of(1_000, Duration.ofSeconds(1), algorithm);
-                    for (int threads : threadCounts) {
+                checkScriptCall(server, sha, clients.get(RedisSubject.Client.TUNED));
+                // Compiles Redisson, netty and the store before the first row, which would otherwise pay for it.
+                server.flushAll();
+                measure(server, new Scenario(1, Traffic.PERMITTED, 16), RedisSubject.all(Limits.PERMITTED).get(0),
+                        clients.get(RedisSubject.Client.TUNED), warmUp.multipliedBy(2), Duration.ofMillis(1));
+                for (Scenario scenario : scenarios) {
+                    double fastest = 0;
+                    Set<List<Tier>> scriptCalls = new LinkedHashSet<>();
+                    for (RedisSubject subject : RedisSubject.all(scenario.traffic().limits)) {
                         server.flushAll();
-                        Result sluice = measure(store, "bench-" + algorithm, tier, threads, seconds);
-                        server.flushAll();
-                        Result benchmark = redisBenchmark(server, sha, tier, threads, Math.max(10_000L,
-                                (long) sluice.opsPerSecond * seconds));
-                        System.out.printf(Locale.ROOT, "%-15s %7d | %12.0f %8.3f %8.3f | %12.0f %8.3f %8.3f%n",
-                                algorithm, threads, sluice.opsPerSecond, sluice.p50, sluice.p99,
-                                benchmark.opsPerSecond, benchmark.p50, benchmark.p99);
-                        if (FAILURES.sum() > 0) {
-                            System.out.printf(Locale.ROOT, "  %d calls failed (the store's timeout, or its breaker"
-                                    + " open) and are not counted above%n", FAILURES.sumThenReset());
+                        Row row = measure(server, scenario, subject, clients.get(subject.client()), warmUp, measure);
+                        rows.add(print(row));
+                        fastest = Math.max(fastest, row.decisionsPerSecond());
+                        if (!subject.scriptTiers().isEmpty()) {
+                            scriptCalls.add(subject.scriptTiers());
                         }
+                    }
+                    // A measurement and a half at the fastest subject's pace: about a measurement at the ceiling's.
+                    long requests = Math.max(2_000, (long) (fastest * measure.toNanos() / 1e9 * 1.5));
+                    for (List<Tier> tiers : scriptCalls) {
+                        server.flushAll();
+                        rows.add(print(ceiling(server, sha, scenario, tiers, requests)));
                     }
                 }
             } finally {
-                client.shutdown();
+                clients.values().forEach(RedissonClient::shutdown);
+            }
+        }
+        Path results = Path.of(options.get("--results"));
+        Files.createDirectories(results.toAbsolutePath().getParent());
+        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(results.toFile(),
+                new Results(redisVersion, warmUp.toMillis() / 1e3, measure.toMillis() / 1e3, rows));
+    }
+
+    /** Whether calls are admitted, and the limits that make them so. */
+    enum Traffic {
+        /** Every call admitted. */
+        PERMITTED(Limits.PERMITTED),
+        /** Every call but the first rejected. */
+        REJECTED(Limits.REJECTED);
+
+        final Limits limits;
+
+        Traffic(Limits limits) {
+            this.limits = limits;
+        }
+    }
+
+    /**
+     * What a row measures.
+     *
+     * @param keys    how many keys the calls are spread over, at random
+     * @param traffic admitted or rejected calls
+     * @param threads calling threads, or {@code redis-benchmark} connections
+     */
+    record Scenario(int keys, Traffic traffic, int threads) {
+    }
+
+    /**
+     * All rows, and how they were measured.
+     *
+     * @param redisVersion   the server's version
+     * @param warmUpSeconds  the warm-up of each row
+     * @param measureSeconds the measurement of each row
+     * @param rows           the rows, in the order measured
+     */
+    record Results(String redisVersion, double warmUpSeconds, double measureSeconds, List<Row> rows) {
+    }
+
+    /**
+     * One subject, or the ceiling, under one scenario. Latencies are in milliseconds, CPU times
+     * in microseconds; what the ceiling's C client spends is not measured ({@code null}).
+     *
+     * @param keys                   how many keys the calls were spread over
+     * @param traffic                {@code PERMITTED} or {@code REJECTED}
+     * @param threads                calling threads, or the ceiling's connections
+     * @param subject                who decided
+     * @param client                 the Redisson client, or {@code redis-benchmark} for the ceiling
+     * @param sluice                 whether Sluice decided
+     * @param scriptCall             the tiers of the Lua script call, for Sluice's Lua store and the
+     *                               ceiling; {@code null} for the others
+     * @param decisionsPerSecond     decisions a second
+     * @param admittedShare          the share of decisions that admitted the call
+     * @param p50Millis              median latency
+     * @param p99Millis              99th percentile
+     * @param p999Millis             99.9th percentile; for the ceiling, redis-benchmark's nearest
+     *                               above, the 99.902nd
+     * @param clientCpuMicros        the client JVM's CPU time per decision
+     * @param clientBytes            what the client JVM allocated per decision
+     * @param serverCpuMicros        the server's CPU time per decision
+     * @param scriptMicrosPerCall    the server's time per script call, from its command statistics
+     * @param scriptCallsPerDecision script calls per decision
+     * @param failures               calls that got no decision (the store's timeout, its circuit
+     *                               breaker, a client error): not counted as decisions
+     */
+    record Row(int keys, Traffic traffic, int threads, String subject, String client, boolean sluice,
+               @Nullable String scriptCall, double decisionsPerSecond, @Nullable Double admittedShare,
+               double p50Millis, double p99Millis, double p999Millis, @Nullable Double clientCpuMicros,
+               @Nullable Double clientBytes, double serverCpuMicros, @Nullable Double scriptMicrosPerCall,
+               double scriptCallsPerDecision, long failures) {
+
+        /**
+         * Whether this row is {@code redis-benchmark}'s.
+         *
+         * @return whether it is the ceiling
+         */
+        boolean ceiling() {
+            return client.equals(CEILING_CLIENT);
+        }
+    }
+
+    private static Row measure(RedisServer server, Scenario scenario, RedisSubject subject, RedissonClient client,
+                               Duration warmUp, Duration measure) throws InterruptedException {
+        String[] keys = new String[scenario.keys()];
+        for (int i = 0; i < keys.length; i++) {
+            keys[i] = "bench:user-" + i;
+        }
+        Decider decider = subject.opener().open(client, keys);
+        long from = System.nanoTime() + warmUp.toNanos();
+        long to = from + measure.toNanos();
+        List<Caller> callers = new ArrayList<>();
+        for (int t = 0; t < scenario.threads(); t++) {
+            Caller caller = new Caller(decider, keys.length, from, to);
+            caller.start();
+            callers.add(caller);
+        }
+        parkUntil(from);
+        ClientUsage clientBefore = ClientUsage.sample();
+        ServerStats serverBefore = ServerStats.sample(server.port());
+        parkUntil(to);
+        ClientUsage.Spent clientSpent = ClientUsage.sample().since(clientBefore);
+        ServerStats serverSpent = ServerStats.sample(server.port()).since(serverBefore);
+        long admitted = 0;
+        long failures = 0;
+        List<long[]> latencies = new ArrayList<>();
+        for (Caller caller : callers) {
+            caller.join();
+            admitted += caller.admitted;
+            failures += caller.failures;
+            latencies.add(Arrays.copyOf(caller.latencies, caller.decisions));
+        }
+        long[] sorted = latencies.stream().flatMapToLong(Arrays::stream).sorted().toArray();
+        double decisions = Math.max(1, sorted.length);
+        List<Tier> tiers = subject.scriptTiers();
+        return new Row(scenario.keys(), scenario.traffic(), scenario.threads(), subject.name(),
+                subject.client().label(), subject.sluice(), tiers.isEmpty() ? null : describe(tiers),
+                sorted.length / (measure.toNanos() / 1e9), admitted / decisions, percentile(sorted, 0.50),
+                percentile(sorted, 0.99), percentile(sorted, 0.999), clientSpent.cpuNanos() / 1e3 / decisions,
+                clientSpent.allocatedBytes() / decisions, serverSpent.cpuSeconds() * 1e6 / decisions,
+                serverSpent.scriptCalls() == 0 ? null : serverSpent.scriptMicros() / (double) serverSpent.scriptCalls(),
+                serverSpent.scriptCalls() / decisions, failures);
+    }
+
+    /**
+     * A calling thread: calls until the end of the measurement, and keeps what falls inside it.
+     * Keys are drawn at random for each call.
+     */
+    private static final class Caller extends Thread {
+
+        private final Decider decider;
+        private final int keys;
+        private final long from;
+        private final long to;
+        /** Room for any row's calls made up front, so that growing it is not counted as the client's garbage. */
+        private long[] latencies = new long[1 << 16];
+        private int decisions;
+        private long admitted;
+        private long failures;
+
+        Caller(Decider decider, int keys, long from, long to) {
+            this.decider = decider;
+            this.keys = keys;
+            this.from = from;
+            this.to = to;
+        }
+
+        @Override
+        public void run() {
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            for (long start = System.nanoTime(); start < to; start = System.nanoTime()) {
+                int key = keys == 1 ? 0 : random.nextInt(keys);
+                boolean allowed = false;
+                boolean failed = false;
+                try {
+                    allowed = decider.decide(key);
+                } catch (RuntimeException e) {
+                    failed = true;
+                }
+                long end = System.nanoTime();
+                if (start < from || end > to) {
+                    continue;
+                }
+                if (failed) {
+                    failures++;
+                    continue;
+                }
+                if (decisions == latencies.length) {
+                    latencies = Arrays.copyOf(latencies, decisions * 2);
+                }
+                latencies[decisions++] = end - start;
+                admitted += allowed ? 1 : 0;
             }
         }
     }
 
-    /** Throughput and latency percentiles in milliseconds. */
-    private record Result(double opsPerSecond, double p50, double p99) {
-    }
+    /**
+     * The client JVM's CPU time and allocations so far: the CPU time of the process, and the bytes
+     * allocated by each live thread.
+     */
+    private record ClientUsage(long cpuNanos, Map<Long, Long> allocatedBytesByThread) {
 
-    private static Result measure(RateLimitStore store, String key, Tier tier, int threads, int seconds)
-            throws Exception {
-        run(store, key, tier, threads, Duration.ofSeconds(2));
-        long start = System.nanoTime();
-        long[] latencies = run(store, key, tier, threads, Duration.ofSeconds(seconds));
-        double elapsed = (System.nanoTime() - start) / 1e9;
-        Arrays.sort(latencies);
-        return new Result(latencies.length / elapsed, percentile(latencies, 0.50), percentile(latencies, 0.99));
-    }
-
-    private static long[] run(RateLimitStore store, String key, Tier tier, int threads, Duration duration)
-            throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        try {
-            CountDownLatch go = new CountDownLatch(1);
-            long end = System.nanoTime() + duration.toNanos();
-            List<Future<long[]>> results = new ArrayList<>();
-            for (int t = 0; t < threads; t++) {
-                results.add(pool.submit(() -> {
-                    go.await();
-                    long[] samples = new long[1 << 16];
-                    int count = 0;
-                    List<Tier> tiers = List.of(tier);
-                    for (long now = System.nanoTime(); now < end; ) {
-                        try {
-                            store.tryAcquire(key, tiers, 1);
-                        } catch (StoreUnavailableException e) {
-                            // Not a decision: too slow, or refused at once by an open circuit breaker.
-                            FAILURES.increment();
-                            now = System.nanoTime();
-                            continue;
-                        }
-                        long done = System.nanoTime();
-                        if (count == samples.length) {
-                            samples = Arrays.copyOf(samples, count * 2);
-                        }
-                        samples[count++] = done - now;
-                        now = done;
-                    }
-                    return Arrays.copyOf(samples, count);
-                }));
+        static ClientUsage sample() {
+            var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+            long[] ids = threads.getAllThreadIds();
+            long[] bytes = threads.getThreadAllocatedBytes(ids);
+            Map<Long, Long> byThread = new HashMap<>();
+            for (int i = 0; i < ids.length; i++) {
+                if (bytes[i] >= 0) {
+                    byThread.put(ids[i], bytes[i]);
+                }
             }
-            go.countDown();
-            List<long[]> all = new ArrayList<>();
-            for (Future<long[]> result : results) {
-                all.add(result.get(duration.toSeconds() + 60, TimeUnit.SECONDS));
-            }
-            return all.stream().flatMapToLong(Arrays::stream).toArray();
-        } finally {
-            pool.shutdownNow();
+            var process = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+            return new ClientUsage(process.getProcessCpuTime(), byThread);
         }
+
+        /** What was spent since an earlier sample, by the threads alive now. */
+        Spent since(ClientUsage earlier) {
+            long allocated = 0;
+            for (Map.Entry<Long, Long> thread : allocatedBytesByThread.entrySet()) {
+                allocated += thread.getValue() - earlier.allocatedBytesByThread.getOrDefault(thread.getKey(), 0L);
+            }
+            return new Spent(cpuNanos - earlier.cpuNanos, allocated);
+        }
+
+        record Spent(long cpuNanos, long allocatedBytes) {
+        }
+    }
+
+    /**
+     * The ceiling: {@code redis-benchmark} sending the script call of {@code tiers} as Sluice's
+     * store sends it, over as many connections as the scenario has threads. With many keys, each
+     * {@code __rand_int__} is drawn on its own (redis-benchmark has a single placeholder), so the
+     * Redis keys of one call may belong to different keys: the same work for the server. The
+     * call id is drawn too, so that sliding logs get an entry per call.
+     */
+    private static Row ceiling(RedisServer server, String sha, Scenario scenario, List<Tier> tiers, long requests)
+            throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("redis-benchmark", "-p", String.valueOf(server.port()),
+                "-c", String.valueOf(scenario.threads()), "-n", String.valueOf(requests),
+                "-r", String.valueOf(scenario.keys() == 1 ? 1_000_000_000 : scenario.keys())));
+        String key = scenario.keys() == 1 ? "bench:user-0" : "bench:user-__rand_int__";
+        command.addAll(scriptCall(sha, key, tiers, "call-__rand_int__"));
+        ServerStats before = ServerStats.sample(server.port());
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (process.waitFor() != 0) {
+            throw new IllegalStateException("redis-benchmark failed:\n" + output);
+        }
+        ServerStats spent = ServerStats.sample(server.port()).since(before);
+        Matcher throughput = THROUGHPUT.matcher(output);
+        if (!throughput.find()) {
+            throw new IllegalStateException("no throughput in redis-benchmark's output:\n" + output);
+        }
+        Map<Double, Double> millisByPercentile = new LinkedHashMap<>();
+        for (String line : output.replace('\r', '\n').split("\n")) {
+            Matcher percentile = PERCENTILE.matcher(line);
+            if (percentile.find()) {
+                millisByPercentile.putIfAbsent(Double.parseDouble(percentile.group(1)),
+                        Double.parseDouble(percentile.group(2)));
+            }
+        }
+        double calls = spent.scriptCalls();
+        return new Row(scenario.keys(), scenario.traffic(), scenario.threads(), "redis-benchmark, " + describe(tiers),
+                CEILING_CLIENT, false, describe(tiers), Double.parseDouble(throughput.group(1)), null,
+                atOrAbove(millisByPercentile, 50), atOrAbove(millisByPercentile, 99),
+                atOrAbove(millisByPercentile, 99.9), null, null, spent.cpuSeconds() * 1e6 / calls,
+                spent.scriptMicros() / calls, calls / requests, 0);
+    }
+
+    /** The latency at the lowest percentile redis-benchmark printed at or above {@code percentile}. */
+    private static double atOrAbove(Map<Double, Double> millisByPercentile, double percentile) {
+        return millisByPercentile.entrySet().stream().filter(entry -> entry.getKey() >= percentile)
+                .min(Map.Entry.comparingByKey()).orElseThrow().getValue();
+    }
+
+    /**
+     * The {@code EVALSHA} {@link RedissonRateLimitStore} sends to decide one call for
+     * {@code storeKey}, as words of a command line. Its keys and arguments are built here as the
+     * store's {@code call} method builds them, and must change with it; {@link #checkScriptCall}
+     * stops the run when they no longer match. Differences: no deadline (the store sends one
+     * once it has learnt the server's clock), and {@code callId} as given.
+     *
+     * @param sha      the script's SHA-1
+     * @param storeKey the key as the store receives it, which it uses as is: at most 128
+     *                 characters, no braces, not starting with {@code #}
+     * @param tiers    the tiers of the call
+     * @param callId   the call's id, which names its sliding-log entries
+     * @return {@code EVALSHA}, the SHA-1, the number of keys, the keys, then the arguments
+     */
+    static List<String> scriptCall(String sha, String storeKey, List<Tier> tiers, String callId) {
+        String base = "sluice:{" + storeKey + "}:";
+        List<String> keys = new ArrayList<>();
+        List<String> logs = new ArrayList<>();
+        List<String> arguments = new ArrayList<>(List.of(
+                "",         // the time: empty for the server's TIME, the store's default
+                "1",        // the cost
+                callId,
+                ""));       // no deadline
+        for (Tier tier : tiers) {
+            String code = switch (tier.algorithm()) {
+                case FIXED_WINDOW -> "fw";
+                case SLIDING_WINDOW -> "sw";
+                case SLIDING_LOG -> "sl";
+                case TOKEN_BUCKET -> "tb";
+            };
+            String state = base + code + tier.windowMillis();
+            keys.add(state);
+            if (tier.algorithm() == Algorithm.SLIDING_LOG) {
+                logs.add(state + ":log");
+            }
+            arguments.addAll(List.of(code, String.valueOf(tier.limit()), String.valueOf(tier.windowMillis()),
+                    tier.countRejected() ? "1" : "0", String.valueOf(tier.blockFor().toMillis())));
+        }
+        // Each tier's state, then the log of each sliding-log tier.
+        keys.addAll(logs);
+        List<String> command = new ArrayList<>(List.of("EVALSHA", sha, String.valueOf(keys.size())));
+        command.addAll(keys);
+        command.addAll(arguments);
+        return command;
+    }
+
+    /**
+     * Stops the run unless {@link #scriptCall} still matches what the store sends: the keys it
+     * names must be the keys the store writes for one decision on every algorithm, and the
+     * script must admit it.
+     */
+    private static void checkScriptCall(RedisServer server, String sha, RedissonClient client) {
+        List<Tier> tiers = Arrays.stream(Algorithm.values())
+                .map(algorithm -> Tier.of(1_000, Duration.ofHours(1), algorithm)).toList();
+        server.flushAll();
+        RedissonRateLimitStore.builder(client).build().tryAcquire("bench:check", tiers, 1);
+        Set<String> written = Set.of(server.cli("--scan").split("\n"));
+        List<String> call = scriptCall(sha, "bench:check", tiers, "check");
+        Set<String> named = Set.copyOf(call.subList(3, 3 + Integer.parseInt(call.get(2))));
+        server.flushAll();
+        String reply = server.cli(call.toArray(String[]::new));
+        server.flushAll();
+        if (!written.equals(named) || !reply.startsWith("1\n")) {
+            throw new IllegalStateException("RedisLoad.scriptCall no longer sends what RedissonRateLimitStore"
+                    + " sends; adjust it to the store's call method. The store wrote " + sorted(written)
+                    + ", scriptCall names " + sorted(named) + ", and the script answered: " + reply);
+        }
+    }
+
+    private static String sorted(Set<String> values) {
+        return values.stream().sorted().collect(Collectors.joining(", ", "[", "]"));
+    }
+
+    /** Tiers as the report shows a script call: {@code SLIDING_WINDOW 1s + FIXED_WINDOW 1h}. */
+    static String describe(List<Tier> tiers) {
+        return tiers.stream().map(tier -> tier.algorithm() + " " + shortly(tier.window()))
+                .collect(Collectors.joining(" + "));
+    }
+
+    /** {@code 1s}, {@code 1h}: a duration as a person writes it. */
+    static String shortly(Duration duration) {
+        return duration.toString().substring(2).toLowerCase(Locale.ROOT);
     }
 
     private static double percentile(long[] sortedNanos, double quantile) {
+        if (sortedNanos.length == 0) {
+            return Double.NaN;
+        }
         return sortedNanos[(int) Math.min(sortedNanos.length - 1, Math.floor(quantile * sortedNanos.length))] / 1e6;
     }
 
-    /** The same EVALSHA, keys and arguments the store sends, from redis-benchmark's C clients. */
-    private static Result redisBenchmark(RedisServer server, String sha, Tier tier, int clients, long requests)
-            throws IOException, InterruptedException {
-        String code = switch (tier.algorithm()) {
-            case FIXED_WINDOW -> "fw";
-            case SLIDING_WINDOW -> "sw";
-            case SLIDING_LOG -> "sl";
-            case TOKEN_BUCKET -> "tb";
-        };
-        String base = "sluice:{rb-" + tier.algorithm() + "}:";
-        List<String> command = List.of("redis-benchmark", "-p", String.valueOf(server.port()), "-c",
-                String.valueOf(clients), "-n", String.valueOf(requests), "-r", "1000000000", "--csv",
-                "EVALSHA", sha, "2", base + "meta", base + code + tier.windowMillis(),
-                "", "1", "call-__rand_int__", "", code, String.valueOf(tier.limit()), String.valueOf(tier.windowMillis()),
-                "0", "0");
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        process.waitFor();
-        String[] lines = output.strip().split("\n");
-        // "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms",...
-        String[] row = lines[lines.length - 1].replace("\"", "").split(",");
-        return new Result(Double.parseDouble(row[1]), Double.parseDouble(row[4]), Double.parseDouble(row[6]));
+    private static Row print(Row row) {
+        System.out.printf(Locale.ROOT, "%6d key(s) %-9s %2d threads | %-52s %-15s | %8.0f/s p50 %6.3f p99 %6.3f"
+                        + " p99.9 %6.3f ms | %d failed%n", row.keys(), row.traffic(), row.threads(), row.subject(),
+                row.client(), row.decisionsPerSecond(), row.p50Millis(), row.p99Millis(), row.p999Millis(),
+                row.failures());
+        return row;
+    }
+
+    private static void parkUntil(long nanoTime) {
+        for (long left = nanoTime - System.nanoTime(); left > 0; left = nanoTime - System.nanoTime()) {
+            LockSupport.parkNanos(left);
+        }
+    }
+
+    private static String infoField(String info, String field) {
+        return info.lines().filter(line -> line.startsWith(field + ":")).findFirst()
+                .map(line -> line.substring(field.length() + 1).strip()).orElse("unknown");
+    }
+
+    private static Duration seconds(String seconds) {
+        return Duration.ofMillis(Math.round(Double.parseDouble(seconds) * 1000));
+    }
+
+    /** {@code --name value} pairs over defaults; an unknown name stops the run. */
+    static Map<String, String> options(String[] args, Map<String, String> defaults) {
+        Map<String, String> options = new HashMap<>(defaults);
+        for (int i = 0; i < args.length; i += 2) {
+            if (!defaults.containsKey(args[i]) || i + 1 == args.length) {
+                throw new IllegalArgumentException("unknown or incomplete option " + args[i] + "; options: "
+                        + sorted(defaults.keySet()));
+            }
+            options.put(args[i], args[i + 1]);
+        }
+        return options;
     }
 
     private static String resource(String name) {
-        try (InputStream in = RedisLoad.class.getResourceAsStream(name)) {
+        try (InputStream in = Objects.requireNonNull(RedisLoad.class.getResourceAsStream(name), name)) {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -1,0 +1,192 @@
+package dev.sluice.benchmarks;
+
+import dev.sluice.RateLimitStore;
+import dev.sluice.Tier;
+import dev.sluice.annotation.Algorithm;
+import dev.sluice.redisson.Bucket4jRedissonStore;
+import dev.sluice.redisson.RedissonRateLimitStore;
+import io.github.bucket4j.Bandwidth;
+import io.github.bucket4j.BucketConfiguration;
+import io.github.bucket4j.distributed.BucketProxy;
+import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
+import io.github.bucket4j.redis.redisson.Bucket4jRedisson;
+import io.github.bucket4j.redis.redisson.cas.RedissonBasedProxyManager;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.redisson.Redisson;
+import org.redisson.api.RRateLimiter;
+import org.redisson.api.RateType;
+import org.redisson.api.RedissonClient;
+
+/**
+ * Something that decides calls through Redis in {@link RedisLoad} and {@link MemoryFootprint}:
+ * one of Sluice's stores, or a library Sluice is compared with, under one set of limits.
+ *
+ * @param name        what the report calls it
+ * @param client      the Redisson client it runs on
+ * @param sluice      whether it is Sluice
+ * @param scriptTiers for Sluice's Lua store, the tiers of its script call, which
+ *                    {@code redis-benchmark} repeats as the ceiling; empty for the others
+ * @param opener      prepares it for a set of keys
+ */
+record RedisSubject(String name, Client client, boolean sluice, List<Tier> scriptTiers, Opener opener) {
+
+    /** The name of Redisson's {@code RRateLimiter}, which Sluice's rows are divided by. */
+    static final String REDISSON_RATE_LIMITER = "Redisson RRateLimiter";
+
+    /** The Redisson clients subjects run on. */
+    enum Client {
+        /** {@code RedissonClientConfigs.singleServer}: a pool of 8 kept open, netty threads near the core count. */
+        TUNED("tuned"),
+        /** {@code Redisson.create(config)} with nothing set but the address. */
+        DEFAULT("default");
+
+        private final String label;
+
+        Client(String label) {
+            this.label = label;
+        }
+
+        /**
+         * What the report calls it.
+         *
+         * @return a short label
+         */
+        String label() {
+            return label;
+        }
+    }
+
+    /** Prepares a subject for a set of keys: limiters made, limits set. */
+    @FunctionalInterface
+    interface Opener {
+
+        /**
+         * Prepares the subject.
+         *
+         * @param client the client to use
+         * @param keys   the keys calls will be made for
+         * @return what decides the calls
+         */
+        Decider open(RedissonClient client, String[] keys);
+    }
+
+    /** Decides one call, blocking until the answer. */
+    @FunctionalInterface
+    interface Decider {
+
+        /**
+         * Decides a call.
+         *
+         * @param key the index of the call's key
+         * @return whether the call was admitted
+         */
+        boolean decide(int key);
+    }
+
+    /**
+     * The limit every subject applies in a measurement.
+     *
+     * @param limit  permits per window
+     * @param window the window; two-tier limiters add a second tier of one hour
+     */
+    record Limits(long limit, Duration window) {
+
+        /** More than any run takes: every call is admitted. */
+        static final Limits PERMITTED = new Limits(1_000_000_000L, Duration.ofSeconds(1));
+        /** One call an hour: after the first, every call is rejected. */
+        static final Limits REJECTED = new Limits(1, Duration.ofHours(1));
+
+        /**
+         * One tier of this limit.
+         *
+         * @param algorithm how it counts
+         * @return the tier
+         */
+        Tier tier(Algorithm algorithm) {
+            return Tier.of(limit, window, algorithm);
+        }
+
+        /**
+         * A limit in two tiers: a sliding window of this window, and a fixed window of an hour.
+         *
+         * @return the tiers
+         */
+        List<Tier> twoTiers() {
+            return List.of(tier(Algorithm.SLIDING_WINDOW),
+                    Tier.of(limit, Duration.ofHours(1), Algorithm.FIXED_WINDOW));
+        }
+    }
+
+    /**
+     * Every subject, under one set of limits: Sluice's Lua store per algorithm, in two tiers and on
+     * a default client, Sluice's Bucket4j store, then the libraries it is compared with.
+     *
+     * @param limits the limits they all apply
+     * @return the subjects, Sluice's first
+     */
+    static List<RedisSubject> all(Limits limits) {
+        List<RedisSubject> subjects = new ArrayList<>();
+        for (Algorithm algorithm : Algorithm.values()) {
+            subjects.add(luaStore("Sluice " + algorithm, Client.TUNED, List.of(limits.tier(algorithm))));
+        }
+        subjects.add(luaStore("Sluice two tiers, SLIDING_WINDOW + FIXED_WINDOW 1h", Client.TUNED, limits.twoTiers()));
+        subjects.add(luaStore("Sluice SLIDING_WINDOW", Client.DEFAULT,
+                List.of(limits.tier(Algorithm.SLIDING_WINDOW))));
+        List<Tier> tokenBucket = List.of(limits.tier(Algorithm.TOKEN_BUCKET));
+        subjects.add(new RedisSubject("Sluice Bucket4jRedissonStore, TOKEN_BUCKET", Client.TUNED, true, List.of(),
+                (client, keys) -> store(Bucket4jRedissonStore.builder(client).build(), keys, tokenBucket)));
+        subjects.add(new RedisSubject(REDISSON_RATE_LIMITER, Client.DEFAULT, false, List.of(),
+                (client, keys) -> redissonRateLimiters(client, keys, limits)));
+        subjects.add(new RedisSubject("Bucket4j RedissonBasedProxyManager", Client.DEFAULT, false, List.of(),
+                (client, keys) -> bucket4jProxies(client, keys, limits)));
+        return subjects;
+    }
+
+    private static RedisSubject luaStore(String name, Client client, List<Tier> tiers) {
+        return new RedisSubject(name, client, true, tiers,
+                (redisson, keys) -> store(RedissonRateLimitStore.builder(redisson).build(), keys, tiers));
+    }
+
+    /** A Sluice store as it is built by default: the 100 ms timeout and the circuit breaker included. */
+    private static Decider store(RateLimitStore store, String[] keys, List<Tier> tiers) {
+        return key -> store.tryAcquire(keys[key], tiers, 1).allowed();
+    }
+
+    /** One {@code RRateLimiter} per key, its rate set first ({@code trySetRate}), then {@code tryAcquire()}. */
+    private static Decider redissonRateLimiters(RedissonClient client, String[] keys, Limits limits) {
+        RRateLimiter[] limiters = new RRateLimiter[keys.length];
+        List<CompletableFuture<Boolean>> rates = new ArrayList<>();
+        for (int i = 0; i < keys.length; i++) {
+            limiters[i] = client.getRateLimiter(keys[i]);
+            rates.add(limiters[i].trySetRateAsync(RateType.OVERALL, limits.limit(), limits.window())
+                    .toCompletableFuture());
+        }
+        CompletableFuture.allOf(rates.toArray(CompletableFuture[]::new)).join();
+        return key -> limiters[key].tryAcquire();
+    }
+
+    /**
+     * One Bucket4j bucket per key, refilled greedily, through Bucket4j's own compare-and-swap
+     * proxy manager, with keys expiring ten seconds after the bucket is full again, as Bucket4j's
+     * documentation shows it.
+     */
+    private static Decider bucket4jProxies(RedissonClient client, String[] keys, Limits limits) {
+        RedissonBasedProxyManager<String> buckets = Bucket4jRedisson
+                .casBasedBuilder(((Redisson) client).getCommandExecutor())
+                .expirationAfterWrite(
+                        ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(Duration.ofSeconds(10)))
+                .build();
+        BucketConfiguration configuration = BucketConfiguration.builder()
+                .addLimit(Bandwidth.builder().capacity(limits.limit())
+                        .refillGreedy(limits.limit(), limits.window()).build())
+                .build();
+        BucketProxy[] proxies = new BucketProxy[keys.length];
+        for (int i = 0; i < keys.length; i++) {
+            proxies[i] = buckets.builder().build(keys[i], () -> configuration);
+        }
+        return key -> proxies[key].tryConsume(1);
+    }
+}

@@ -1,0 +1,478 @@
+package dev.sluice.benchmarks;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.benchmarks.RedisLoad.Row;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.TreeSet;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
+import org.springframework.core.SpringVersion;
+
+/**
+ * Writes {@code RESULTS.md} from what the benchmarks left in the results directory: JMH's JSON
+ * files ({@code jmh-*.json}), {@code redis-load.json} from {@link RedisLoad} and
+ * {@code memory.json} from {@link MemoryFootprint}; a part that did not run is said to be missing.
+ * Besides the figures: the machine, the JDK, every library's version, and the command that
+ * produced them.
+ */
+public final class ResultsReport {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** JMH benchmarks by method, as the report names them, in the order it shows them. */
+    private static final Map<String, String> DECISIONS = labels(
+            "SluiceDecisionBenchmark.tryAcquire:FIXED_WINDOW", "Sluice FIXED_WINDOW",
+            "SluiceDecisionBenchmark.tryAcquire:SLIDING_WINDOW", "Sluice SLIDING_WINDOW",
+            "SluiceDecisionBenchmark.tryAcquire:SLIDING_LOG", "Sluice SLIDING_LOG",
+            "SluiceDecisionBenchmark.tryAcquire:TOKEN_BUCKET", "Sluice TOKEN_BUCKET",
+            "PeerDecisionBenchmark.resilience4j", "Resilience4j AtomicRateLimiter",
+            "PeerDecisionBenchmark.bucket4j", "Bucket4j local bucket",
+            "PeerDecisionBenchmark.guava", "Guava RateLimiter");
+    private static final Map<String, String> ANNOTATED_CALLS = labels(
+            "AnnotatedCallBenchmark.sluice", "Sluice `@RateLimited(key = \"#id\")`",
+            "AnnotatedCallBenchmark.resilience4j", "Resilience4j `@RateLimiter(name = \"#id\")`",
+            "AnnotatedCallBenchmark.resilience4jOneLimiter", "Resilience4j `@RateLimiter(name = \"annotated\")`",
+            "AnnotatedCallBenchmark.unproxied", "the same method, no proxy (the floor)");
+
+    private ResultsReport() {
+    }
+
+    /**
+     * Writes the report.
+     *
+     * @param args {@code --results DIR} (default {@code benchmarks/target/results}),
+     *             {@code --output FILE} (default {@code benchmarks/RESULTS.md}), {@code --command}
+     *             the command that ran the benchmarks, {@code --quick true} for a smoke run,
+     *             {@code --elapsed} how long it took, in seconds
+     * @throws IOException when a file cannot be read or written
+     */
+    public static void main(String[] args) throws IOException {
+        Map<String, String> options = RedisLoad.options(args, Map.of("--results", "benchmarks/target/results",
+                "--output", "benchmarks/RESULTS.md", "--command", "benchmarks/run", "--quick", "false",
+                "--elapsed", "0"));
+        Path results = Path.of(options.get("--results"));
+        List<JmhResult> jmh = readJmh(results);
+        Path redisFile = results.resolve("redis-load.json");
+        RedisLoad.@Nullable Results redis = Files.exists(redisFile)
+                ? JSON.readValue(redisFile.toFile(), RedisLoad.Results.class) : null;
+        Path memoryFile = results.resolve("memory.json");
+        List<MemoryFootprint.Row> memory = Files.exists(memoryFile)
+                ? Arrays.asList(JSON.readValue(memoryFile.toFile(), MemoryFootprint.Row[].class)) : List.of();
+
+        Markdown md = new Markdown();
+        long elapsed = Long.parseLong(options.get("--elapsed"));
+        md.line("# Sluice beside other rate limiters: benchmark results");
+        md.line();
+        md.line("Written by `benchmarks/run` on " + DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'")
+                .format(Instant.now().atOffset(ZoneOffset.UTC)) + (elapsed > 0
+                ? ", which took " + elapsed / 60 + " min " + elapsed % 60 + " s" : "") + ", with:");
+        md.line();
+        md.line("```");
+        md.line(options.get("--command"));
+        md.line("```");
+        md.line();
+        if (Boolean.parseBoolean(options.get("--quick"))) {
+            md.line("**A smoke run** (`--quick`): every part ran, too briefly for its figures to be measurements."
+                    + " Run `benchmarks/run` for those.");
+            md.line();
+        }
+        md.line("Figures from one run on one machine: compare the rows of a table with each other rather than"
+                + " with another machine's. On a shared or virtual machine repeated runs differ by 10% and more.");
+        machineAndVersions(md, jmh, redis);
+        inJvm(md, jmh);
+        throughRedis(md, redis);
+        memory(md, memory);
+        Files.writeString(Path.of(options.get("--output")), md.toString());
+    }
+
+    private static void machineAndVersions(Markdown md, List<JmhResult> jmh, RedisLoad.@Nullable Results redis) {
+        md.section("## Machine and versions");
+        List<List<String>> rows = new ArrayList<>();
+        rows.add(List.of("CPUs (`nproc`)", String.valueOf(Runtime.getRuntime().availableProcessors())));
+        rows.add(List.of("CPU", procField("/proc/cpuinfo", "model name").orElse("unknown")));
+        rows.add(List.of("Memory", procField("/proc/meminfo", "MemTotal")
+                .map(total -> String.format(Locale.ROOT, "%.1f GiB",
+                        Long.parseLong(total.replace("kB", "").strip()) / 1024.0 / 1024.0))
+                .orElse("unknown")));
+        rows.add(List.of("OS", System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
+                + System.getProperty("os.arch")));
+        rows.add(List.of("JDK", System.getProperty("java.vm.name") + " " + System.getProperty("java.vm.version")
+                + " (" + System.getProperty("java.vm.vendor") + ")"));
+        Properties versions = versions();
+        rows.add(List.of("Sluice", versions.getProperty("sluice")));
+        rows.add(List.of("Caffeine (Sluice's in-memory store)", versions.getProperty("caffeine")));
+        rows.add(List.of("Redisson", versions.getProperty("redisson")));
+        rows.add(List.of("Bucket4j", "core " + versions.getProperty("bucket4j") + ", Redisson module "
+                + versions.getProperty("bucket4j-redisson")));
+        rows.add(List.of("Resilience4j", versions.getProperty("resilience4j")));
+        rows.add(List.of("Guava", versions.getProperty("guava")));
+        rows.add(List.of("Spring Framework", Objects.requireNonNullElse(SpringVersion.getVersion(), "unknown")));
+        rows.add(List.of("JMH", jmh.isEmpty() ? "not run" : jmh.get(0).jmhVersion()));
+        rows.add(List.of("redis-server", redis == null ? "not run" : redis.redisVersion()));
+        md.table(List.of("", ""), 2, rows);
+    }
+
+    private static void inJvm(Markdown md, List<JmhResult> jmh) {
+        md.section("## In the JVM");
+        if (jmh.isEmpty()) {
+            md.line("Not run: no `jmh-*.json` in the results.");
+            return;
+        }
+        JmhResult settings = jmh.get(0);
+        md.line("JMH " + settings.jmhVersion() + ", average time per call in ns (± the 99.9% confidence interval,"
+                + " when there are enough iterations for one) and bytes allocated per call (`-prof gc`,"
+                + " `gc.alloc.rate.norm`); " + settings.forks() + " fork(s), " + settings.warmupIterations()
+                + " warm-up iteration(s) of " + settings.warmupTime() + ", " + settings.measurementIterations()
+                + " measured of " + settings.measurementTime() + ". Every call is admitted: 1,000,000,000 permits"
+                + " per second. The key of each call is read from an array made beforehand; every key had a"
+                + " call before the measurement. \"÷ best other\" divides Sluice's time per call by the fastest"
+                + " other library's in the table: 2.00 means twice as long.");
+        md.line();
+        md.line("**One decision.** Sluice: `RateLimiter.tryAcquire(key)` on an `InMemoryRateLimitStore` bounded"
+                + " at 200,000 keys (the limiter prefixes each key with its name; the store keeps each key's state"
+                + " in Caffeine). The others, with the same limit, kept per key as an application without Sluice"
+                + " would keep them: for one key, the limiter itself, with no lookup at all; for 100,000 keys, a"
+                + " `ConcurrentHashMap` from key to limiter (never bounded, never expired) and `computeIfAbsent`"
+                + " on every call. Resilience4j: `AtomicRateLimiter.acquirePermission()`, no waiting."
+                + " Bucket4j: a local bucket (lock-free, the default) refilled greedily, `tryConsume(1)`."
+                + " Guava: `RateLimiter.create(permitsPerSecond).tryAcquire()`, which spaces permits out"
+                + " evenly rather than counting them per window.");
+        jmhTables(md, jmh, DECISIONS, label -> !label.startsWith("Sluice"));
+        md.line();
+        md.line("**A call to an annotated method of a Spring bean**, through its proxy, in a plain"
+                + " `AnnotationConfigApplicationContext`. Sluice: `@EnableRateLimiting` and"
+                + " `@RateLimited(key = \"#id\", limit = 1_000_000_000, window = \"1s\")` (sliding window, the"
+                + " default). Resilience4j: `resilience4j-spring6`'s `RateLimiterConfiguration` and"
+                + " `@RateLimiter(name = \"#id\")`. Resilience4j's annotation has no key: `name` picks a limiter"
+                + " from its registry, and a name starting with `#` is a SpEL expression, parsed anew on every"
+                + " call, so `\"#id\"` gives each key a limiter of its own, kept in the registry for good;"
+                + " `\"annotated\"` is one limiter for all keys. The floor calls Sluice's method on an instance"
+                + " without a proxy. Every method returns its argument.");
+        jmhTables(md, jmh, ANNOTATED_CALLS, label -> label.startsWith("Resilience4j"));
+    }
+
+    /**
+     * One table per key count, with columns per thread count; Sluice's time per call is divided by
+     * the best of the rows whose label {@code isOther} accepts.
+     */
+    private static void jmhTables(Markdown md, List<JmhResult> jmh, Map<String, String> labels,
+                                  Predicate<String> isOther) {
+        TreeSet<Integer> threadCounts = jmh.stream().map(JmhResult::threads)
+                .collect(Collectors.toCollection(TreeSet::new));
+        TreeSet<Integer> keyCounts = jmh.stream().map(JmhResult::keys)
+                .collect(Collectors.toCollection(TreeSet::new));
+        for (int keys : keyCounts) {
+            md.line();
+            md.line(String.format(Locale.ROOT, "%,d key%s:", keys, keys == 1 ? "" : "s"));
+            md.line();
+            List<String> header = new ArrayList<>(List.of(""));
+            for (int threads : threadCounts) {
+                String t = threads + (threads == 1 ? " thread" : " threads");
+                header.addAll(List.of(t + ", ns/call", "bytes/call", "÷ best other"));
+            }
+            List<List<String>> rows = new ArrayList<>();
+            for (Map.Entry<String, String> subject : labels.entrySet()) {
+                List<String> row = new ArrayList<>(List.of(subject.getValue()));
+                for (int threads : threadCounts) {
+                    Optional<JmhResult> result = find(jmh, subject.getKey(), keys, threads);
+                    Optional<Double> bestOther = labels.entrySet().stream().filter(e -> isOther.test(e.getValue()))
+                            .map(e -> find(jmh, e.getKey(), keys, threads)).flatMap(Optional::stream)
+                            .map(JmhResult::score).min(Double::compare);
+                    row.add(result.map(r -> nanos(r.score()) + (Double.isNaN(r.error()) ? ""
+                            : " ± " + nanos(r.error()))).orElse("—"));
+                    row.add(result.map(r -> whole(r.bytes())).orElse("—"));
+                    row.add(result.isPresent() && bestOther.isPresent() && subject.getValue().startsWith("Sluice")
+                            ? ratio(result.get().score() / bestOther.get()) : "");
+                }
+                rows.add(row);
+            }
+            md.table(header, 1, rows);
+        }
+    }
+
+    private static void throughRedis(Markdown md, RedisLoad.@Nullable Results redis) {
+        md.section("## Through Redis");
+        if (redis == null) {
+            md.line("Not run: no `redis-load.json` in the results.");
+            return;
+        }
+        md.line("`RedisLoad`: a `redis-server` " + redis.redisVersion() + " of its own on the loopback interface,"
+                + " emptied before each row; threads call as fast as they can, each row warmed up for "
+                + seconds(redis.warmUpSeconds()) + " then measured for " + seconds(redis.measureSeconds()) + ". With"
+                + " several keys, each call draws its key at random. Calls admitted: a limit of 1,000,000,000 per"
+                + " second; rejected: 1 per hour, used up by the first call. Every subject runs as built by"
+                + " default; Sluice's stores therefore with their 100 ms timeout and circuit breaker (\"failed\""
+                + " counts calls they did not decide in time, which are not decisions).");
+        md.line();
+        md.line("- Sluice per algorithm, and in two tiers (a sliding window of the row's window and a fixed"
+                + " window of an hour): `RedissonRateLimitStore` on the *tuned* client,"
+                + " `RedissonClientConfigs.singleServer` (a pool of 8 connections kept open, netty threads near"
+                + " the core count); once more, sliding window, on the *default* client, `Redisson.create(config)`"
+                + " with nothing set but the address. `Bucket4jRedissonStore`: Sluice's Bucket4j store, a token"
+                + " bucket, tuned client.");
+        md.line("- Redisson's `RRateLimiter`, default client: one per key (`getRateLimiter(key)`, made before"
+                + " the row), `trySetRate(OVERALL, limit, window)` before the row, then `tryAcquire()`.");
+        md.line("- Bucket4j's own `RedissonBasedProxyManager` (compare-and-swap), default client: one bucket"
+                + " proxy per key, made before the row, `tryConsume(1)`, keys expiring 10 s after the bucket is"
+                + " full again.");
+        md.line("- The ceiling: `redis-benchmark` sending Sluice's exact `EVALSHA` (the script, keys and arguments"
+                + " of the store) from C clients, one connection per thread. With 10,000 keys its single"
+                + " placeholder, `__rand_int__`, is drawn anew at every use, so the Redis keys of one call (two"
+                + " tiers, or a sliding log's state and entries) may belong to different keys: the same work for"
+                + " the server. Its p99.9 is the 99.902nd percentile, the nearest it prints.");
+        md.line();
+        md.line("Client CPU: the CPU time of the whole client JVM (calling threads, Redisson, netty, JIT and GC)"
+                + " per decision; client bytes: what all its threads allocated, per decision. Server CPU:"
+                + " `used_cpu_sys + used_cpu_user` of `INFO cpu` per decision; script µs: the time of each script"
+                + " call (`EVAL`, `EVALSHA`) in `INFO commandstats`, the commands it runs included; scripts:"
+                + " script calls per decision (Bucket4j's compare-and-swap also reads with a plain `GET`, and"
+                + " calls its script again when another client changed the bucket first). \"÷ RRateLimiter\" and"
+                + " \"÷ ceiling\" divide Sluice's decisions a second by RRateLimiter's and by the ceiling's with"
+                + " the same tiers: above 1 is faster.");
+        Map<String, List<Row>> scenarios = redis.rows().stream().collect(Collectors.groupingBy(
+                row -> row.keys() + "/" + row.traffic() + "/" + row.threads(), LinkedHashMap::new,
+                Collectors.toList()));
+        for (List<Row> rows : scenarios.values()) {
+            Row first = rows.get(0);
+            md.line();
+            md.line(String.format(Locale.ROOT, "**%s, calls %s, %d thread%s:**", first.keys() == 1 ? "One hot key"
+                            : String.format(Locale.ROOT, "%,d keys", first.keys()),
+                    first.traffic() == RedisLoad.Traffic.PERMITTED ? "admitted" : "rejected", first.threads(),
+                    first.threads() == 1 ? "" : "s"));
+            md.line();
+            Optional<Row> redisson = rows.stream()
+                    .filter(row -> row.subject().equals(RedisSubject.REDISSON_RATE_LIMITER)).findFirst();
+            List<List<String>> table = new ArrayList<>();
+            for (Row row : rows) {
+                Optional<Row> ceiling = rows.stream().filter(Row::ceiling)
+                        .filter(c -> !row.ceiling() && Objects.equals(c.scriptCall(), row.scriptCall())).findFirst();
+                table.add(List.of(row.subject(), row.client(), whole(row.decisionsPerSecond()),
+                        row.admittedShare() == null ? "—"
+                                : String.format(Locale.ROOT, "%.0f%%", row.admittedShare() * 100),
+                        millis(row.p50Millis()), millis(row.p99Millis()), millis(row.p999Millis()),
+                        row.clientCpuMicros() == null ? "—" : tenths(row.clientCpuMicros()),
+                        row.clientBytes() == null ? "—" : whole(row.clientBytes()),
+                        tenths(row.serverCpuMicros()),
+                        row.scriptMicrosPerCall() == null ? "—" : tenths(row.scriptMicrosPerCall()),
+                        hundredths(row.scriptCallsPerDecision()), String.valueOf(row.failures()),
+                        row.sluice() && redisson.isPresent()
+                                ? ratio(row.decisionsPerSecond() / redisson.get().decisionsPerSecond()) : "",
+                        row.sluice() && ceiling.isPresent()
+                                ? ratio(row.decisionsPerSecond() / ceiling.get().decisionsPerSecond()) : ""));
+            }
+            md.table(List.of("", "client", "decisions/s", "admitted", "p50 ms", "p99 ms", "p99.9 ms",
+                    "client CPU µs", "client bytes", "server CPU µs", "script µs", "scripts", "failed",
+                    "÷ RRateLimiter", "÷ ceiling"), 2, table);
+        }
+    }
+
+    private static void memory(Markdown md, List<MemoryFootprint.Row> memory) {
+        md.section("## Memory per key");
+        if (memory.isEmpty()) {
+            md.line("Not run: no `memory.json` in the results.");
+            return;
+        }
+        List<MemoryFootprint.Row> jvm = memory.stream().filter(row -> row.where().equals("JVM")).toList();
+        List<MemoryFootprint.Row> redis = memory.stream().filter(row -> row.where().equals("Redis")).toList();
+        long keys = jvm.stream().mapToLong(MemoryFootprint.Row::keysKept).max().orElse(0);
+        md.line(String.format(Locale.ROOT, "**In the JVM**: the heap in use after full collections, before and"
+                + " after %,d keys had one call each, divided by the keys (limit 1,000 per hour, so that no state"
+                + " expires meanwhile). The caller's key strings exist before and are not counted; strings a"
+                + " limiter makes of its own are (Sluice keeps `name:key`). Sluice: one `RateLimiter` on an"
+                + " `InMemoryRateLimitStore` bounded at 2,000,000 keys. The others: a limiter per key in a"
+                + " `ConcurrentHashMap`, the map counted. Fixed costs (the map's table; the store's frequency"
+                + " sketch, sized to its bound) are spread over the keys. \"÷ best other\" divides by the smallest"
+                + " of the others.",
+                keys));
+        md.line();
+        double bestJvm = jvm.stream().filter(row -> !row.subject().startsWith("Sluice"))
+                .mapToDouble(MemoryFootprint.Row::bytesPerKey).min().orElse(Double.NaN);
+        md.table(List.of("", "bytes per key", "÷ best other", "keys kept"), 1, jvm.stream().map(row -> List.of(
+                row.subject(), whole(row.bytesPerKey()),
+                row.subject().startsWith("Sluice") ? ratio(row.bytesPerKey() / bestJvm) : "",
+                String.format(Locale.ROOT, "%,d", row.keysKept()))).toList());
+        md.line();
+        md.line("**In Redis**: every key one decision for one key leaves on an empty server (limit 1,000 per hour),"
+                + " their `MEMORY USAGE` summed; keys found with `SCAN`.");
+        md.line();
+        double bestRedis = redis.stream().filter(row -> !row.subject().startsWith("Sluice"))
+                .mapToDouble(MemoryFootprint.Row::bytesPerKey).min().orElse(Double.NaN);
+        md.table(List.of("", "Redis keys", "bytes", "÷ best other"), 1, redis.stream().map(row -> List.of(
+                row.subject(), String.valueOf(row.keysKept()), whole(row.bytesPerKey()),
+                row.subject().startsWith("Sluice") ? ratio(row.bytesPerKey() / bestRedis) : "")).toList());
+    }
+
+    /**
+     * One JMH result, with the settings of its run.
+     *
+     * @param benchmark             {@code Class.method}, plus {@code :ALGORITHM} for Sluice's decisions
+     * @param keys                  the {@code count} parameter
+     * @param threads               threads calling
+     * @param score                 ns per call
+     * @param error                 its 99.9% confidence interval, NaN with too few iterations
+     * @param bytes                 bytes allocated per call
+     * @param forks                 JVMs the benchmark ran in
+     * @param warmupIterations      warm-up iterations per fork
+     * @param warmupTime            the length of each, as JMH writes it ({@code 1 s})
+     * @param measurementIterations measured iterations per fork
+     * @param measurementTime       the length of each
+     * @param jmhVersion            JMH's version
+     */
+    private record JmhResult(String benchmark, int keys, int threads, double score, double error, double bytes,
+                             int forks, int warmupIterations, String warmupTime, int measurementIterations,
+                             String measurementTime, String jmhVersion) {
+    }
+
+    private static List<JmhResult> readJmh(Path results) throws IOException {
+        if (!Files.isDirectory(results)) {
+            return List.of();
+        }
+        List<JmhResult> all = new ArrayList<>();
+        try (Stream<Path> files = Files.list(results)) {
+            List<Path> jmhFiles = files.filter(file -> file.getFileName().toString().matches("jmh-.*\\.json"))
+                    .sorted().toList();
+            for (Path file : jmhFiles) {
+                for (JsonNode run : JSON.readTree(file.toFile())) {
+                    String benchmark = run.get("benchmark").asText().replace("dev.sluice.benchmarks.", "");
+                    JsonNode params = run.path("params");
+                    if (params.has("algorithm")) {
+                        benchmark += ":" + params.get("algorithm").asText();
+                    }
+                    JsonNode primary = run.get("primaryMetric");
+                    all.add(new JmhResult(benchmark, params.path("count").asInt(), run.get("threads").asInt(),
+                            number(primary.get("score")), number(primary.get("scoreError")),
+                            number(run.path("secondaryMetrics").path("gc.alloc.rate.norm").path("score")),
+                            run.get("forks").asInt(), run.get("warmupIterations").asInt(),
+                            run.get("warmupTime").asText(), run.get("measurementIterations").asInt(),
+                            run.get("measurementTime").asText(), run.get("jmhVersion").asText()));
+                }
+            }
+        }
+        return all;
+    }
+
+    /** A number of JMH's JSON, which writes what it could not compute as the string {@code "NaN"}. */
+    private static double number(JsonNode node) {
+        return node.isNumber() ? node.asDouble() : Double.NaN;
+    }
+
+    private static Optional<JmhResult> find(List<JmhResult> jmh, String benchmark, int keys, int threads) {
+        return jmh.stream().filter(r -> r.benchmark().equals(benchmark) && r.keys() == keys && r.threads() == threads)
+                .findFirst();
+    }
+
+    private static Map<String, String> labels(String... benchmarksAndLabels) {
+        Map<String, String> labels = new LinkedHashMap<>();
+        for (int i = 0; i < benchmarksAndLabels.length; i += 2) {
+            labels.put(benchmarksAndLabels[i], benchmarksAndLabels[i + 1]);
+        }
+        return Collections.unmodifiableMap(labels);
+    }
+
+    private static Properties versions() {
+        Properties versions = new Properties();
+        try (InputStream in = ResultsReport.class.getResourceAsStream("versions.properties")) {
+            versions.load(Objects.requireNonNull(in, "versions.properties"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return versions;
+    }
+
+    /** The value of the first {@code name: value} line of a file of {@code /proc}. */
+    private static Optional<String> procField(String file, String name) {
+        try (Stream<String> lines = Files.lines(Path.of(file))) {
+            return lines.filter(line -> line.startsWith(name)).findFirst()
+                    .map(line -> line.substring(line.indexOf(':') + 1).strip());
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static String nanos(double nanos) {
+        return String.format(Locale.ROOT, nanos < 100 ? "%.1f" : "%,.0f", nanos);
+    }
+
+    private static String whole(double value) {
+        return Double.isNaN(value) ? "—" : String.format(Locale.ROOT, "%,.0f", value);
+    }
+
+    private static String tenths(double value) {
+        return String.format(Locale.ROOT, "%,.1f", value);
+    }
+
+    private static String hundredths(double value) {
+        return String.format(Locale.ROOT, "%.2f", value);
+    }
+
+    private static String millis(double value) {
+        return String.format(Locale.ROOT, "%.3f", value);
+    }
+
+    private static String ratio(double value) {
+        return String.format(Locale.ROOT, "%.2f", value);
+    }
+
+    private static String seconds(double value) {
+        return String.format(Locale.ROOT, "%s s", value == Math.rint(value) ? String.valueOf((long) value)
+                : String.valueOf(value));
+    }
+
+    /** A Markdown document being written. */
+    private static final class Markdown {
+
+        private final StringBuilder text = new StringBuilder();
+
+        void line(String line) {
+            text.append(line).append('\n');
+        }
+
+        void line() {
+            text.append('\n');
+        }
+
+        void section(String heading) {
+            line();
+            line(heading);
+            line();
+        }
+
+        /** A table whose first {@code textColumns} columns are text, aligned left, and the rest figures. */
+        void table(List<String> header, int textColumns, List<List<String>> rows) {
+            line("| " + String.join(" | ", header) + " |");
+            StringBuilder rule = new StringBuilder("|");
+            for (int i = 0; i < header.size(); i++) {
+                rule.append(i < textColumns ? " --- |" : " ---: |");
+            }
+            line(rule.toString());
+            for (List<String> row : rows) {
+                line("| " + String.join(" | ", row) + " |");
+            }
+        }
+
+        @Override
+        public String toString() {
+            return text.toString();
+        }
+    }
+}

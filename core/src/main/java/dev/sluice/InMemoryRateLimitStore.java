@@ -3,16 +3,21 @@ package dev.sluice;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
+import com.github.benmanes.caffeine.cache.Policy;
 import com.github.benmanes.caffeine.cache.RemovalCause;
-import java.time.Duration;
-import java.time.Instant;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.InstantSource;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiFunction;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The store inside the JVM: no set-up, exact, and the default. Every algorithm is supported;
@@ -42,32 +47,59 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class InMemoryRateLimitStore implements RateLimitStore {
 
+    private static final VarHandle LATEST_MILLIS;
+
+    static {
+        try {
+            LATEST_MILLIS = MethodHandles.lookup().findVarHandle(InMemoryRateLimitStore.class, "latestMillis",
+                    long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final InstantSource clock;
-    private final Cache<String, KeyState> keys;
+    /** The time Caffeine's ticker counts from. */
+    private final long originMillis;
+    /** The latest time any decision read, which is Caffeine's time, so that the clock is read once per decision. */
+    private volatile long latestMillis;
+    /**
+     * The keys' states, keyed by the bounded store key. Lookups may also pass a {@link KeyProbe},
+     * which equals the store key it stands for, hence the {@code Object} keys.
+     */
+    private final Cache<Object, KeyState> keys;
+    private final Policy<Object, KeyState> policy;
+    private final Policy.VarExpiration<Object, KeyState> expiration;
+    /** Each thread's probe; one per store, so that a store no longer used is not kept by threads. */
+    private final ThreadLocal<KeyProbe> probes = ThreadLocal.withInitial(KeyProbe::new);
+    /**
+     * States Caffeine dropped while a decision was still changing them: held here until that
+     * decision puts them back, or the next decision of their key takes them. Empty but for races.
+     */
+    private final Map<String, KeyState> rescued = new ConcurrentHashMap<>();
     private final long maximumRestrictedKeys;
     /** How many keys are kept apart as restricted, outside the size bound. */
     private final AtomicLong restrictedKeys = new AtomicLong();
+    /** Tells Caffeine of a state's new weight and idle time, or puts a rescued state back. */
+    private final BiFunction<Object, @Nullable KeyState, @Nullable KeyState> update =
+            (key, state) -> state != null ? state : adopt((String) key);
 
     private InMemoryRateLimitStore(Builder builder) {
         this.clock = builder.clock;
         this.maximumRestrictedKeys = builder.maximumRestrictedKeys;
-        Instant origin = clock.instant();
-        // Caffeine's time must not run backwards either, or a clock set back would expire keys early.
-        AtomicLong latestNanos = new AtomicLong(Long.MIN_VALUE);
+        this.originMillis = clock.millis();
+        this.latestMillis = originMillis;
         this.keys = Caffeine.newBuilder()
                 // A restricted key weighs nothing, so that no flood of other keys evicts it.
                 .maximumWeight(builder.maximumKeys)
-                .weigher((String key, KeyState state) -> state.restrictedKept ? 0 : 1)
+                .weigher((Object key, KeyState state) -> state.restrictedKept() ? 0 : 1)
                 .expireAfter(new IdleExpiry())
-                .ticker(() -> latestNanos.accumulateAndGet(
-                        Duration.between(origin, clock.instant()).toNanos(), Math::max))
+                .ticker(() -> TimeUnit.MILLISECONDS.toNanos(latestMillis - originMillis))
                 .executor(Runnable::run)
-                .removalListener((String key, KeyState state, RemovalCause cause) -> {
-                    if (cause.wasEvicted() && state != null && state.restrictedKept) {
-                        restrictedKeys.decrementAndGet();
-                    }
-                })
+                .evictionListener(this::evicted)
                 .build();
+        this.policy = keys.policy();
+        this.expiration = policy.expireVariably().orElseThrow();
     }
 
     /**
@@ -82,24 +114,171 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
     @Override
     public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
         RateLimitStore.check(this, key, tiers, cost);
-        Decision[] decision = new Decision[1];
-        keys.asMap().compute(StoreKeys.bounded(key), (k, state) -> {
-            KeyState keyState = state == null ? new KeyState() : state;
-            // Read under the key's lock, after Caffeine judged expiry, so time never runs behind it.
-            decision[0] = keyState.decide(clock.millis(), tiers, cost);
-            keepApartIfRestricted(keyState, decision[0].remaining() == 0);
-            return keyState;
-        });
-        return decision[0];
+        return decide("", key, tiers, cost);
     }
 
-    /** Moves a key in or out of the restricted keys, which weigh nothing, as long as there is room. */
-    private void keepApartIfRestricted(KeyState state, boolean restricted) {
-        if (restricted && !state.restrictedKept) {
-            state.restrictedKept = restrictedKeys.getAndUpdate(kept -> kept < maximumRestrictedKeys ? kept + 1 : kept)
-                    < maximumRestrictedKeys;
-        } else if (!restricted && state.restrictedKept) {
-            state.restrictedKept = false;
+    /**
+     * Decides one call for the key {@code prefix + key}, without making that string when the key
+     * is held already: what a {@link RateLimiter} asks for its checked tiers.
+     */
+    Decision decide(String prefix, String key, List<Tier> tiers, long cost) {
+        long now = clock.millis();
+        advanceTo(now);
+        KeyProbe probe = probes.get();
+        try {
+            // Quietly: Caffeine's bookkeeping of every read would cost more than the decision.
+            KeyState state = probe.recent(prefix, key);
+            if (state == null) {
+                state = policy.getIfPresentQuietly(probe.of(prefix, key));
+            }
+            if (state != null) {
+                boolean decided = false;
+                boolean firstThisSecond = false;
+                boolean reweigh = false;
+                boolean later = false;
+                state.lock();
+                try {
+                    if (!state.dead()) {
+                        firstThisSecond = state.latest() >> 10 < now >> 10;
+                        long idleBefore = state.idleUntil();
+                        state.decide(now, tiers, cost, probe.outcome);
+                        decided = true;
+                        reweigh = keepApartIfRestricted(state, probe.outcome.remaining() == 0);
+                        later = state.idleUntil() > idleBefore;
+                    }
+                } finally {
+                    state.unlock();
+                }
+                if (decided) {
+                    probe.remember(prefix, key, state);
+                    if (reweigh) {
+                        keys.asMap().compute(KeyProbe.storeKey(prefix, key), update);
+                    } else if (later) {
+                        expireLater(probe.of(prefix, key), state, prefix, key);
+                    } else if (firstThisSecond) {
+                        // Caffeine hears of a key's use about once a second: enough for its eviction
+                        // policy to tell the keys in use from a flood of new ones.
+                        keys.getIfPresent(probe.of(prefix, key));
+                    }
+                    return probe.outcome.decision();
+                }
+            }
+        } finally {
+            probe.release();
+        }
+        return decideCreating(KeyProbe.storeKey(prefix, key), now, tiers, cost, probe.outcome);
+    }
+
+    /**
+     * Tells Caffeine of a state's later idle time, before it would drop the key. Outside the
+     * state's lock, so other decisions may move the time meanwhile: it is read again until it
+     * stands. Should the key have been dropped meanwhile, it is put back.
+     */
+    private void expireLater(Object lookup, KeyState state, String prefix, String key) {
+        long idle;
+        do {
+            idle = state.idleUntil();
+            expiration.setExpiresAfter(lookup, Math.max(0, idle - state.latest()), TimeUnit.MILLISECONDS);
+        } while (state.idleUntil() != idle);
+        if (policy.getIfPresentQuietly(lookup) != state) {
+            keys.asMap().compute(KeyProbe.storeKey(prefix, key), update);
+        }
+    }
+
+    /** Decides under Caffeine's lock of the key: for a key not held, or whose state was just dropped. */
+    private Decision decideCreating(String storeKey, long now, List<Tier> tiers, long cost, KeyState.Outcome outcome) {
+        keys.asMap().compute(storeKey, (k, held) -> {
+            KeyState state = held != null ? held : adopt(storeKey);
+            if (state == null) {
+                state = KeyState.create(tiers.get(0), now);
+            }
+            state.lock();
+            try {
+                state.decide(now, tiers, cost, outcome);
+                keepApartIfRestricted(state, outcome.remaining() == 0);
+            } finally {
+                state.unlock();
+            }
+            return state;
+        });
+        return outcome.decision();
+    }
+
+    /** Moves Caffeine's time forward to {@code millis}, never back. */
+    private void advanceTo(long millis) {
+        long latest = latestMillis;
+        while (millis > latest && !LATEST_MILLIS.weakCompareAndSet(this, latest, millis)) {
+            latest = latestMillis;
+        }
+    }
+
+    /**
+     * Moves a key in or out of the restricted keys, which weigh nothing, as long as there is room;
+     * the caller holds the state's lock.
+     *
+     * @return whether the key's weight changed
+     */
+    private boolean keepApartIfRestricted(KeyState state, boolean restricted) {
+        if (restricted && !state.restrictedKept()) {
+            long kept = restrictedKeys.get();
+            while (kept < maximumRestrictedKeys) {
+                if (restrictedKeys.compareAndSet(kept, kept + 1)) {
+                    state.restrictedKept(true);
+                    return true;
+                }
+                kept = restrictedKeys.get();
+            }
+        } else if (!restricted && state.restrictedKept()) {
+            state.restrictedKept(false);
+            restrictedKeys.decrementAndGet();
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Caffeine dropped a key, expired or evicted, within its lock of the key. A decision may have
+     * changed the state since Caffeine last heard of it: a state that is not back to a fresh one,
+     * or that became restricted, is rescued rather than lost.
+     */
+    private void evicted(@Nullable Object key, @Nullable KeyState state, RemovalCause cause) {
+        if (key == null || state == null) {
+            return;
+        }
+        state.lock();
+        try {
+            state.dead(true);
+            // Idle as of the key's own time, which a clock set back leaves behind Caffeine's.
+            boolean rescue = cause == RemovalCause.EXPIRED ? state.idleUntil() > Math.max(state.latest(), clock.millis())
+                    : cause == RemovalCause.SIZE && state.restrictedKept();
+            if (rescue) {
+                rescued.put((String) key, state);
+            } else {
+                release(state);
+            }
+        } finally {
+            state.unlock();
+        }
+    }
+
+    /** Takes back a rescued state, if the key has one; within Caffeine's lock of the key. */
+    private @Nullable KeyState adopt(String storeKey) {
+        KeyState state = rescued.remove(storeKey);
+        if (state != null) {
+            state.lock();
+            try {
+                state.dead(false);
+            } finally {
+                state.unlock();
+            }
+        }
+        return state;
+    }
+
+    /** Gives up a dropped state's room among the restricted keys; the caller holds its lock. */
+    private void release(KeyState state) {
+        if (state.restrictedKept()) {
+            state.restrictedKept(false);
             restrictedKeys.decrementAndGet();
         }
     }
@@ -113,17 +292,33 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
     /** Forgets every key; for tests, so that one test's counts never reach the next. */
     @Override
     public void clear() {
-        keys.asMap().keySet().forEach(this::forget);
+        for (Object key : keys.asMap().keySet()) {
+            forget((String) key);
+        }
+        for (String key : rescued.keySet()) {
+            forget(key);
+        }
     }
 
     /** Drops a key's whole state, and its room among the restricted keys if it had one. */
-    private void forget(String storedKey) {
-        keys.asMap().computeIfPresent(storedKey, (k, state) -> {
-            if (state.restrictedKept) {
-                restrictedKeys.decrementAndGet();
-            }
+    private void forget(String storeKey) {
+        keys.asMap().compute(storeKey, (k, held) -> {
+            discard(held);
+            discard(rescued.remove(storeKey));
             return null;
         });
+    }
+
+    private void discard(@Nullable KeyState state) {
+        if (state != null) {
+            state.lock();
+            try {
+                state.dead(true);
+                release(state);
+            } finally {
+                state.unlock();
+            }
+        }
     }
 
     @Override
@@ -142,29 +337,122 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
      * @return the approximate number of keys
      */
     public long estimatedKeyCount() {
+        advanceTo(clock.millis());
         keys.cleanUp();
-        return keys.estimatedSize();
+        return keys.estimatedSize() + rescued.size();
+    }
+
+    /**
+     * One thread's means to find a key's state: it stands for the store key {@code prefix + key}
+     * in a lookup, so that a decision for a key already held makes no string (it has that
+     * string's hash code and equals it), and it remembers the state the thread decided for last,
+     * so that a key called again and again is not even looked up.
+     */
+    private static final class KeyProbe {
+
+        /** {@code 31^n}, to hash a concatenation from the hash codes of its parts. */
+        private static final int[] POWERS_OF_31 = new int[StoreKeys.MAX_RAW_LENGTH + 1];
+
+        static {
+            POWERS_OF_31[0] = 1;
+            for (int i = 1; i < POWERS_OF_31.length; i++) {
+                POWERS_OF_31[i] = 31 * POWERS_OF_31[i - 1];
+            }
+        }
+
+        private String prefix = "";
+        private String key = "";
+        private int hash;
+        private String recentPrefix = "";
+        private String recentKey = "";
+        private @Nullable KeyState recentState;
+        /** The figures of this thread's decision in progress. */
+        final KeyState.Outcome outcome = new KeyState.Outcome();
+
+        /**
+         * The state this thread decided for last, if it was for this key; it may have been dropped
+         * since, which its lock tells.
+         */
+        @Nullable KeyState recent(String prefix, String key) {
+            KeyState state = recentState;
+            return state != null && recentPrefix.equals(prefix) && recentKey.equals(key) ? state : null;
+        }
+
+        void remember(String prefix, String key, KeyState state) {
+            // Threads' probes may share a cache line: a thread calling one key writes nothing.
+            if (recentState != state || recentPrefix != prefix || recentKey != key) {
+                recentPrefix = prefix;
+                recentKey = key;
+                recentState = state;
+            }
+        }
+
+        /**
+         * What to look the store key {@code prefix + key} up with: this probe when that key is
+         * kept as it is, or else the {@linkplain StoreKeys#bounded bounded} key.
+         */
+        Object of(String prefix, String key) {
+            if (prefix.isEmpty()) {
+                return StoreKeys.bounded(key);
+            }
+            if (prefix.length() + key.length() > StoreKeys.MAX_RAW_LENGTH || prefix.charAt(0) == '#') {
+                return StoreKeys.bounded(prefix.concat(key));
+            }
+            this.prefix = prefix;
+            this.key = key;
+            this.hash = prefix.hashCode() * POWERS_OF_31[key.length()] + key.hashCode();
+            return this;
+        }
+
+        /** Ends a lookup: keys may be personal data, and the probe holds none but the recent one. */
+        void release() {
+            if (hash != 0 || !key.isEmpty()) {
+                prefix = "";
+                key = "";
+                hash = 0;
+            }
+        }
+
+        /** The store key of {@code prefix + key}, as {@link StoreKeys#bounded} makes it. */
+        static String storeKey(String prefix, String key) {
+            return prefix.isEmpty() ? StoreKeys.bounded(key) : StoreKeys.bounded(prefix.concat(key));
+        }
+
+        @Override
+        public boolean equals(@Nullable Object other) {
+            return other instanceof String text && text.length() == prefix.length() + key.length()
+                    && text.startsWith(prefix) && text.startsWith(key, prefix.length());
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
     }
 
     /** Keeps a key exactly as long as its state differs from a fresh one. */
-    private static final class IdleExpiry implements Expiry<String, KeyState> {
+    private final class IdleExpiry implements Expiry<Object, KeyState> {
 
         @Override
-        public long expireAfterCreate(String key, KeyState state, long currentTime) {
-            return idleNanos(state);
+        public long expireAfterCreate(Object key, KeyState state, long currentTime) {
+            return idleNanos(state, currentTime);
         }
 
         @Override
-        public long expireAfterUpdate(String key, KeyState state, long currentTime, long currentDuration) {
-            return idleNanos(state);
+        public long expireAfterUpdate(Object key, KeyState state, long currentTime, long currentDuration) {
+            return idleNanos(state, currentTime);
         }
 
-        private static long idleNanos(KeyState state) {
-            return TimeUnit.MILLISECONDS.toNanos(state.idleMillis());
+        /**
+         * From the state's last decision until its idle time: Caffeine counts it from its own time,
+         * which runs with the clock but never back, while a key's time is its own.
+         */
+        private long idleNanos(KeyState state, long currentTime) {
+            return TimeUnit.MILLISECONDS.toNanos(Math.max(0, state.idleUntil() - state.latest()));
         }
 
         @Override
-        public long expireAfterRead(String key, KeyState state, long currentTime, long currentDuration) {
+        public long expireAfterRead(Object key, KeyState state, long currentTime, long currentDuration) {
             return currentDuration;
         }
     }

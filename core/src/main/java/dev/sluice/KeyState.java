@@ -1,149 +1,642 @@
 package dev.sluice;
 
-import java.time.Duration;
-import java.util.ArrayList;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Arrays;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
- * Everything the in-memory store keeps for one key: a {@link TierState} per algorithm and
- * window, whatever tiers a call brings, and the end of a block. {@link #decide} is the
- * reference implementation of the decision rules of {@link RateLimitStore}; callers hold the
- * key's lock.
+ * Everything the in-memory store keeps for one key, and the counters of one of its tiers, in
+ * epoch milliseconds. A key's state counts for the first tier the key was called with (a
+ * subclass per algorithm), so that a key of one tier is one object; it also holds the end of a
+ * block and the states of the key's other tiers, which are instances of the same classes of which
+ * only the counters are used. {@link #decide} is the reference implementation of the decision
+ * rules of {@link RateLimitStore}; callers hold the key's {@link #lock}.
+ *
+ * <p>Counters are kept per algorithm and window, whatever tiers a call brings: every counter
+ * method takes the tier's current limit (and its window), because the limit travels with each
+ * call. All arithmetic is in whole numbers, so results are exact. Callers first {@link #advance}
+ * a tier's counters to {@code now}; the other counter methods then read or change them at that
+ * instant.
  */
-final class KeyState {
+abstract sealed class KeyState {
 
-    private final List<TierState> states = new ArrayList<>(2);
-    /** Whether the store keeps this key apart as restricted, outside its size bound; guarded by the key's lock. */
-    boolean restrictedKept;
+    private static final int LOCKED = 1;
+    private static final int DEAD = 2;
+    private static final int RESTRICTED = 4;
+    /** How long a caller waits between attempts to take a key's lock, in spin-wait hints. */
+    private static final int PAUSES = 256;
+    /** Attempts before a caller waiting for a key's lock also yields its processor. */
+    private static final int SPINS = 16;
+    private static final VarHandle FLAGS;
+
+    static {
+        try {
+            FLAGS = MethodHandles.lookup().findVarHandle(KeyState.class, "flags", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /**
+     * The counter every admitted call changes, kept next to the lock so that under contention a
+     * decision moves one cache line between processors; each algorithm says what it counts.
+     */
+    long count;
+    /** The tier whose algorithm and window these counters count for. */
+    private final Tier tier;
+    /** When these counters are back to full, as of the last decision that involved them. */
+    private long fullAt;
+
+    // The key's own state, used in the state the store keeps for the key; guarded by the lock.
+    private KeyState @Nullable [] others;
     private long blockedUntil;
     private long latest = Long.MIN_VALUE;
-    private long idleMillis;
+    /** When the key's state equals a fresh one; the store's expiry reads it without the lock. */
+    private volatile long idleUntil;
+    /** {@link #LOCKED}, {@link #DEAD} and {@link #RESTRICTED}, in one word to keep keys small. */
+    private volatile int flags;
 
-    Decision decide(long clockMillis, List<Tier> tiers, long cost) {
+    private KeyState(Tier tier) {
+        this.tier = tier;
+    }
+
+    /**
+     * Takes the key's lock. Decisions hold it for a few dozen nanoseconds and never block while
+     * they do, so a caller that finds it taken spins rather than parks, which would cost far more.
+     */
+    final void lock() {
+        int current = flags;
+        if ((current & LOCKED) == 0 && FLAGS.weakCompareAndSetAcquire(this, current, current | LOCKED)) {
+            return;
+        }
+        lockContended();
+    }
+
+    private void lockContended() {
+        for (int tries = 1; ; tries++) {
+            // Waiting before looking again leaves the holder its cache line, which a waiter that
+            // kept reading the lock would take at every look, and lets it decide a few calls in a row.
+            for (int i = 0; i < PAUSES; i++) {
+                Thread.onSpinWait();
+            }
+            int current = flags;
+            if ((current & LOCKED) == 0 && FLAGS.weakCompareAndSetAcquire(this, current, current | LOCKED)) {
+                return;
+            }
+            if (tries >= SPINS) {
+                // The holder may have lost its processor: let it run.
+                Thread.yield();
+            }
+        }
+    }
+
+    /** Releases the key's lock. */
+    final void unlock() {
+        FLAGS.setRelease(this, flags & ~LOCKED);
+    }
+
+    /** Whether the store no longer holds this state, so that a decision must find the key's state again. */
+    final boolean dead() {
+        return (flags & DEAD) != 0;
+    }
+
+    /** The caller holds the lock. */
+    final void dead(boolean dead) {
+        flags = dead ? flags | DEAD : flags & ~DEAD;
+    }
+
+    /** Whether the store keeps this key apart as restricted, outside its size bound; read without the lock. */
+    final boolean restrictedKept() {
+        return (flags & RESTRICTED) != 0;
+    }
+
+    /** The caller holds the lock. */
+    final void restrictedKept(boolean restricted) {
+        flags = restricted ? flags | RESTRICTED : flags & ~RESTRICTED;
+    }
+
+    /** A fresh state counting for {@code tier}. */
+    static KeyState create(Tier tier, long now) {
+        return switch (tier.algorithm()) {
+            case FIXED_WINDOW -> new FixedWindow(tier);
+            case SLIDING_WINDOW -> new SlidingWindow(tier);
+            case SLIDING_LOG -> new SlidingLog(tier);
+            case TOKEN_BUCKET -> new TokenBucket(tier, now);
+        };
+    }
+
+    /** The time of the key's latest decision; the caller holds the lock. */
+    final long latest() {
+        return latest;
+    }
+
+    /** When the key's state equals a fresh one, as of the last decision. */
+    final long idleUntil() {
+        return idleUntil;
+    }
+
+    /**
+     * Decides one call and writes the decision's figures to {@code outcome}, which makes the
+     * {@link Decision} once the lock is released: the less a decision does under the lock, the
+     * less calls of a busy key wait for each other.
+     */
+    final void decide(long clockMillis, List<Tier> tiers, long cost, Outcome outcome) {
         // Time never runs backwards for a key, even if the clock is set back.
         long now = Math.max(clockMillis, latest);
-        latest = now;
-        TierState[] current = statesFor(tiers, now);
-        int count = current.length;
-        for (int i = 0; i < count; i++) {
-            current[i].advance(now, tiers.get(i).limit());
+        // Writes only what changed: under contention each written cache line travels between processors.
+        if (now != latest) {
+            latest = now;
+        }
+        int size = tiers.size();
+        // One tier, the usual case, needs no array.
+        KeyState single = size == 1 ? stateFor(tiers.get(0), now) : null;
+        KeyState[] current = single == null ? statesFor(tiers, now) : null;
+        for (int i = 0; i < size; i++) {
+            Tier tier = tiers.get(i);
+            at(single, current, i).advance(now, tier.windowMillis(), tier.limit());
         }
 
         boolean blocked = blockedUntil > now;
         boolean fits = !blocked;
-        for (int i = 0; fits && i < count; i++) {
-            fits = current[i].available(now, tiers.get(i).limit()) >= cost;
-        }
-        Decision decision;
-        if (fits) {
-            for (int i = 0; i < count; i++) {
-                current[i].take(now, tiers.get(i).limit(), cost);
-            }
-            decision = admitted(now, tiers, current);
-        } else {
-            long block = 0;
-            for (int i = 0; !blocked && i < count; i++) {
-                Tier tier = tiers.get(i);
-                if (current[i].available(now, tier.limit()) < cost) {
-                    block = Math.max(block, tier.blockFor().toMillis());
-                }
-            }
-            for (int i = 0; i < count; i++) {
-                if (tiers.get(i).countRejected()) {
-                    current[i].take(now, tiers.get(i).limit(), cost);
-                }
-            }
-            if (block > 0) {
-                blockedUntil = now + block;
-            }
-            decision = rejected(now, tiers, current, cost);
-        }
-
-        for (int i = 0; i < count; i++) {
-            current[i].fullAt = now + current[i].resetMillis(now, tiers.get(i).limit());
-        }
-        // A state back to full equals a fresh one: forget it.
-        states.removeIf(state -> state.fullAt <= now);
-        long idleUntil = blockedUntil;
-        for (TierState state : states) {
-            idleUntil = Math.max(idleUntil, state.fullAt);
-        }
-        idleMillis = Math.max(0, idleUntil - now);
-        return decision;
-    }
-
-    /** How long, after the last decision, until this state equals a fresh one. */
-    long idleMillis() {
-        return idleMillis;
-    }
-
-    /** The state of each tier, found by algorithm and window, or started. */
-    private TierState[] statesFor(List<Tier> tiers, long now) {
-        TierState[] current = new TierState[tiers.size()];
-        for (int i = 0; i < current.length; i++) {
+        for (int i = 0; fits && i < size; i++) {
             Tier tier = tiers.get(i);
-            for (TierState state : states) {
+            fits = at(single, current, i).available(now, tier.windowMillis(), tier.limit()) >= cost;
+        }
+        if (fits) {
+            for (int i = 0; i < size; i++) {
+                Tier tier = tiers.get(i);
+                at(single, current, i).take(now, tier.windowMillis(), tier.limit(), cost);
+            }
+            admitted(now, tiers, single, current, outcome);
+            forgetFullStates(now);
+            return;
+        }
+        long block = 0;
+        for (int i = 0; !blocked && i < size; i++) {
+            Tier tier = tiers.get(i);
+            if (at(single, current, i).available(now, tier.windowMillis(), tier.limit()) < cost) {
+                block = Math.max(block, tier.blockFor().toMillis());
+            }
+        }
+        for (int i = 0; i < size; i++) {
+            Tier tier = tiers.get(i);
+            if (tier.countRejected()) {
+                at(single, current, i).take(now, tier.windowMillis(), tier.limit(), cost);
+            }
+        }
+        if (block > 0) {
+            blockedUntil = now + block;
+        }
+        rejected(now, tiers, single, current, cost, outcome);
+        forgetFullStates(now);
+    }
+
+    private static KeyState at(@Nullable KeyState single, KeyState @Nullable [] current, int i) {
+        return single != null ? single : current[i];
+    }
+
+    /** The state counting for {@code tier}, found by algorithm and window, or started. */
+    private KeyState stateFor(Tier tier, long now) {
+        if (counts(tier)) {
+            return this;
+        }
+        KeyState[] states = others;
+        if (states != null) {
+            for (KeyState state : states) {
                 if (state.counts(tier)) {
-                    current[i] = state;
-                    break;
+                    return state;
                 }
             }
-            if (current[i] == null) {
-                current[i] = TierState.create(tier, now);
-                states.add(current[i]);
-            }
+        }
+        KeyState started = create(tier, now);
+        KeyState[] grown = states == null ? new KeyState[1] : Arrays.copyOf(states, states.length + 1);
+        grown[grown.length - 1] = started;
+        others = grown;
+        return started;
+    }
+
+    private KeyState[] statesFor(List<Tier> tiers, long now) {
+        KeyState[] current = new KeyState[tiers.size()];
+        for (int i = 0; i < current.length; i++) {
+            current[i] = stateFor(tiers.get(i), now);
         }
         return current;
     }
 
-    private static Decision admitted(long now, List<Tier> tiers, TierState[] states) {
-        int binding = tightest(now, tiers, states);
-        long limit = tiers.get(binding).limit();
-        return new Decision(true, limit, remaining(now, limit, states[binding]),
-                Duration.ofMillis(states[binding].resetMillis(now, limit)), Duration.ZERO, tiers.get(binding).window());
+    private boolean counts(Tier other) {
+        return tier == other || tier.sharesStateWith(other);
     }
 
-    private Decision rejected(long now, List<Tier> tiers, TierState[] states, long cost) {
-        int binding = -1;
-        long wait = 0;
-        for (int i = 0; i < states.length; i++) {
-            long tierWait = states[i].waitMillis(now, tiers.get(i).limit(), cost);
-            if (tierWait > wait) {
-                wait = tierWait;
-                binding = i;
+    /**
+     * Drops the other tiers' states that are back to full, which equal fresh ones, and works out
+     * when the whole key is.
+     */
+    private void forgetFullStates(long now) {
+        long idle = Math.max(blockedUntil, fullAt);
+        KeyState[] states = others;
+        if (states != null) {
+            int kept = 0;
+            for (KeyState state : states) {
+                if (state.fullAt > now) {
+                    kept++;
+                    idle = Math.max(idle, state.fullAt);
+                }
+            }
+            if (kept < states.length) {
+                KeyState[] keptStates = kept == 0 ? null : new KeyState[kept];
+                for (int i = 0, j = 0; keptStates != null && i < states.length; i++) {
+                    if (states[i].fullAt > now) {
+                        keptStates[j++] = states[i];
+                    }
+                }
+                others = keptStates;
             }
         }
-        if (binding < 0) {
-            // Only a block rejects the call; every tier would admit it.
-            binding = tightest(now, tiers, states);
+        if (idle != idleUntil) {
+            idleUntil = idle;
         }
-        long limit = tiers.get(binding).limit();
-        long blockLeft = Math.max(0, blockedUntil - now);
-        long remaining = blockLeft > 0 ? 0 : remaining(now, limit, states[binding]);
-        long reset = Math.max(blockLeft, states[binding].resetMillis(now, limit));
-        return new Decision(false, limit, remaining, Duration.ofMillis(reset),
-                Duration.ofMillis(Math.max(blockLeft, wait)), tiers.get(binding).window());
     }
 
-    /** The tier with the fewest permits left; of those, the one that takes longest to reset. */
-    private static int tightest(long now, List<Tier> tiers, TierState[] states) {
+    private static void admitted(long now, List<Tier> tiers, @Nullable KeyState single,
+                                 KeyState @Nullable [] current, Outcome outcome) {
+        // The binding tier: the fewest permits left; of those, the one that takes longest to reset.
         int tightest = 0;
         long fewest = Long.MAX_VALUE;
         long longestReset = -1;
-        for (int i = 0; i < states.length; i++) {
-            long limit = tiers.get(i).limit();
-            long left = remaining(now, limit, states[i]);
-            long reset = states[i].resetMillis(now, limit);
+        for (int i = 0; i < tiers.size(); i++) {
+            Tier tier = tiers.get(i);
+            long limit = tier.limit();
+            long window = tier.windowMillis();
+            KeyState state = at(single, current, i);
+            long left = remaining(now, window, limit, state);
+            long reset = state.resetMillis(now, window, limit);
+            state.fullAt(now + reset);
             if (left < fewest || (left == fewest && reset > longestReset)) {
                 tightest = i;
                 fewest = left;
                 longestReset = reset;
             }
         }
-        return tightest;
+        outcome.set(true, tiers.get(tightest), fewest, longestReset, 0);
     }
 
-    private static long remaining(long now, long limit, TierState state) {
-        return Math.max(0, Math.min(limit, state.available(now, limit)));
+    private void rejected(long now, List<Tier> tiers, @Nullable KeyState single, KeyState @Nullable [] current,
+                          long cost, Outcome outcome) {
+        // The binding tier: the rejecting tier with the longest wait; when only a block rejects
+        // the call, the tier with the fewest permits left, as for an admitted call.
+        int waiting = -1;
+        long wait = 0;
+        int tightest = 0;
+        long fewest = Long.MAX_VALUE;
+        long longestReset = -1;
+        for (int i = 0; i < tiers.size(); i++) {
+            Tier tier = tiers.get(i);
+            long limit = tier.limit();
+            long window = tier.windowMillis();
+            KeyState state = at(single, current, i);
+            long left = remaining(now, window, limit, state);
+            long reset = state.resetMillis(now, window, limit);
+            state.fullAt(now + reset);
+            long tierWait = state.waitMillis(now, window, limit, cost);
+            if (tierWait > wait) {
+                wait = tierWait;
+                waiting = i;
+            }
+            if (left < fewest || (left == fewest && reset > longestReset)) {
+                tightest = i;
+                fewest = left;
+                longestReset = reset;
+            }
+        }
+        int binding = waiting >= 0 ? waiting : tightest;
+        Tier tier = tiers.get(binding);
+        long limit = tier.limit();
+        long window = tier.windowMillis();
+        KeyState state = at(single, current, binding);
+        long blockLeft = Math.max(0, blockedUntil - now);
+        long remaining = blockLeft > 0 ? 0 : remaining(now, window, limit, state);
+        long reset = Math.max(blockLeft, state.resetMillis(now, window, limit));
+        outcome.set(false, tier, remaining, reset, Math.max(blockLeft, wait));
+    }
+
+    private void fullAt(long time) {
+        if (fullAt != time) {
+            fullAt = time;
+        }
+    }
+
+    private static long remaining(long now, long window, long limit, KeyState state) {
+        return Math.max(0, Math.min(limit, state.available(now, window, limit)));
+    }
+
+    /** The figures of a decision, made into a {@link Decision} outside the key's lock. Reused by a thread. */
+    static final class Outcome {
+        private boolean allowed;
+        private @Nullable Tier binding;
+        private long remaining;
+        private long resetMillis;
+        private long retryMillis;
+
+        void set(boolean allowed, Tier binding, long remaining, long resetMillis, long retryMillis) {
+            this.allowed = allowed;
+            this.binding = binding;
+            this.remaining = remaining;
+            this.resetMillis = resetMillis;
+            this.retryMillis = retryMillis;
+        }
+
+        long remaining() {
+            return remaining;
+        }
+
+        Decision decision() {
+            Tier tier = binding;
+            binding = null;
+            return new Decision(allowed, tier.limit(), remaining, Durations.ofMillis(resetMillis),
+                    Durations.ofMillis(retryMillis), tier.window());
+        }
+    }
+
+    /** Moves the counters forward to {@code now}: rolls windows, drops old entries, refills. */
+    abstract void advance(long now, long window, long limit);
+
+    /** Permits the tier admits now; negative when rejected calls were counted past the limit. */
+    abstract long available(long now, long window, long limit);
+
+    /** Counts {@code cost} permits taken now. */
+    abstract void take(long now, long window, long limit, long cost);
+
+    /** Milliseconds until a call of {@code cost} fits; zero when it fits now. */
+    abstract long waitMillis(long now, long window, long limit, long cost);
+
+    /** Milliseconds until the tier is back to its full limit; zero when it is. */
+    abstract long resetMillis(long now, long window, long limit);
+
+    /** {@code ceil(dividend / divisor)} for a positive divisor ({@code Math.ceilDiv} is Java 18). */
+    static long ceilDiv(long dividend, long divisor) {
+        return -Math.floorDiv(-dividend, divisor);
+    }
+
+    static long windowStart(long now, long window) {
+        return now - Math.floorMod(now, window);
+    }
+
+    /** {@code FIXED_WINDOW}: one counter per epoch-aligned window, {@link #count}. */
+    static final class FixedWindow extends KeyState {
+        private long start = Long.MIN_VALUE;
+
+        FixedWindow(Tier tier) {
+            super(tier);
+        }
+
+        @Override
+        void advance(long now, long window, long limit) {
+            long elapsed = now - start;
+            // Within the current window no division is needed.
+            if (start != Long.MIN_VALUE && elapsed >= 0 && elapsed < window) {
+                return;
+            }
+            start = windowStart(now, window);
+            count = 0;
+        }
+
+        @Override
+        long available(long now, long window, long limit) {
+            return limit - count;
+        }
+
+        @Override
+        void take(long now, long window, long limit, long cost) {
+            // Counted rejections past the limit change no decision beyond one more window's worth.
+            count = Math.min(2 * limit, count + cost);
+        }
+
+        @Override
+        long waitMillis(long now, long window, long limit, long cost) {
+            return count + cost <= limit ? 0 : start + window - now;
+        }
+
+        @Override
+        long resetMillis(long now, long window, long limit) {
+            return count == 0 ? 0 : start + window - now;
+        }
+    }
+
+    /**
+     * {@code SLIDING_WINDOW}: the current window's count ({@link #count}) plus the previous
+     * window's, weighted by the share of it the sliding window still covers, rounded up.
+     */
+    static final class SlidingWindow extends KeyState {
+        private long start = Long.MIN_VALUE;
+        private long previous;
+
+        SlidingWindow(Tier tier) {
+            super(tier);
+        }
+
+        @Override
+        void advance(long now, long window, long limit) {
+            long elapsed = now - start;
+            // Within the current window no division is needed.
+            if (start != Long.MIN_VALUE && elapsed >= 0 && elapsed < window) {
+                return;
+            }
+            long aligned = windowStart(now, window);
+            previous = aligned - window == start ? count : 0;
+            count = 0;
+            start = aligned;
+        }
+
+        private long weighted(long now, long window) {
+            if (previous == 0) {
+                return count;
+            }
+            long left = window - (now - start);
+            return ceilDiv(previous * left, window) + count;
+        }
+
+        @Override
+        long available(long now, long window, long limit) {
+            return limit - weighted(now, window);
+        }
+
+        @Override
+        void take(long now, long window, long limit, long cost) {
+            // Counted rejections may run up to one more window's worth, as a token bucket's debt.
+            count = Math.min(2 * limit, count + cost);
+        }
+
+        @Override
+        long waitMillis(long now, long window, long limit, long cost) {
+            if (weighted(now, window) + cost <= limit) {
+                return 0;
+            }
+            long elapsed = now - start;
+            long roomNow = limit - count - cost;
+            if (roomNow >= 0) {
+                // Within this window: wait until previous * (window - elapsed) / window <= roomNow.
+                return window - Math.floorDiv(roomNow * window, previous) - elapsed;
+            }
+            // Next window: this window's count becomes the previous one and decays from there.
+            long roomNext = limit - cost;
+            long elapsedNext = count == 0 ? 0 : window - Math.floorDiv(roomNext * window, count);
+            return window - elapsed + elapsedNext;
+        }
+
+        @Override
+        long resetMillis(long now, long window, long limit) {
+            long left = window - (now - start);
+            return count > 0 ? left + window : previous > 0 ? left : 0;
+        }
+    }
+
+    /**
+     * {@code SLIDING_LOG}: the permits taken in the last window, as one entry per millisecond in
+     * which calls took some (its time and how many), oldest first, and their total
+     * ({@link #count}). A call of any cost adds at most one entry. At most {@code limit} permits
+     * are kept: when rejected calls are counted, the newest permits decide every figure, so the
+     * oldest go.
+     */
+    static final class SlidingLog extends KeyState {
+        private long[] times = new long[4];
+        private long[] permits = new long[4];
+        private int head;
+        private int size;
+
+        SlidingLog(Tier tier) {
+            super(tier);
+        }
+
+        private int slot(int index) {
+            return (head + index) % times.length;
+        }
+
+        @Override
+        void advance(long now, long window, long limit) {
+            // An entry exactly one window old no longer counts.
+            while (size > 0 && times[head] <= now - window) {
+                count -= permits[head];
+                dropOldest();
+            }
+        }
+
+        private void dropOldest() {
+            head = (head + 1) % times.length;
+            size--;
+        }
+
+        @Override
+        long available(long now, long window, long limit) {
+            return limit - count;
+        }
+
+        @Override
+        void take(long now, long window, long limit, long cost) {
+            int newest = slot(size - 1);
+            if (size > 0 && times[newest] == now) {
+                permits[newest] += cost;
+            } else {
+                if (size == times.length) {
+                    grow();
+                }
+                times[slot(size)] = now;
+                permits[slot(size)] = cost;
+                size++;
+            }
+            count += cost;
+            while (count > limit) {
+                long excess = count - limit;
+                if (permits[head] > excess) {
+                    permits[head] -= excess;
+                    count = limit;
+                } else {
+                    count -= permits[head];
+                    dropOldest();
+                }
+            }
+        }
+
+        private void grow() {
+            long[] grownTimes = new long[2 * times.length];
+            long[] grownPermits = new long[2 * times.length];
+            for (int i = 0; i < size; i++) {
+                grownTimes[i] = times[slot(i)];
+                grownPermits[i] = permits[slot(i)];
+            }
+            times = grownTimes;
+            permits = grownPermits;
+            head = 0;
+        }
+
+        @Override
+        long waitMillis(long now, long window, long limit, long cost) {
+            long excess = count + cost - limit;
+            if (excess <= 0) {
+                return 0;
+            }
+            // The call fits once the oldest permits, up to the excess, have left the window.
+            long leaving = 0;
+            for (int i = 0; ; i++) {
+                leaving += permits[slot(i)];
+                if (leaving >= excess) {
+                    return times[slot(i)] + window - now;
+                }
+            }
+        }
+
+        @Override
+        long resetMillis(long now, long window, long limit) {
+            return size == 0 ? 0 : times[slot(size - 1)] + window - now;
+        }
+    }
+
+    /**
+     * {@code TOKEN_BUCKET}, kept as the tokens missing from a full bucket ({@link #count}), in
+     * units of 1/window: a bucket refills by exactly {@code limit} units a millisecond and holds
+     * {@code limit × window} units. A fresh key is a full bucket, and a changed limit keeps the
+     * tokens taken, as the counters of the other algorithms keep their counts. Counted
+     * rejections may run the bucket into debt, at most one more full bucket.
+     */
+    static final class TokenBucket extends KeyState {
+        private long refilledAt;
+
+        TokenBucket(Tier tier, long now) {
+            super(tier);
+            this.refilledAt = now;
+        }
+
+        @Override
+        void advance(long now, long window, long limit) {
+            // From its deepest debt, two full buckets, a bucket refills within two windows.
+            if (now == refilledAt) {
+                return;
+            }
+            long elapsed = Math.min(now - refilledAt, 2 * window);
+            count = Math.max(0, count - elapsed * limit);
+            refilledAt = now;
+        }
+
+        @Override
+        long available(long now, long window, long limit) {
+            return limit - ceilDiv(count, window);
+        }
+
+        @Override
+        void take(long now, long window, long limit, long cost) {
+            count = Math.min(2 * limit * window, count + cost * window);
+        }
+
+        @Override
+        long waitMillis(long now, long window, long limit, long cost) {
+            long excess = count + cost * window - limit * window;
+            return excess <= 0 ? 0 : ceilDiv(excess, limit);
+        }
+
+        @Override
+        long resetMillis(long now, long window, long limit) {
+            return ceilDiv(count, limit);
+        }
     }
 }

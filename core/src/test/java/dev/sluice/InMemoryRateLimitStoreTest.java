@@ -37,6 +37,22 @@ class InMemoryRateLimitStoreTest {
     }
 
     @Test
+    void keysCountedAfterTheClockWasSetBackAreKeptForTheirWholeWindow() {
+        InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().clock(clock).build();
+        List<Tier> onePerSecond = List.of(Tier.of(1, ofSeconds(1), FIXED_WINDOW));
+        long start = millis.get();
+        millis.addAndGet(ofMinutes(15).toMillis());
+        store.tryAcquire("earlier", onePerSecond, 1);
+        // A test clock reset between tests, or a host clock stepped back.
+        millis.set(start);
+
+        assertThat(store.tryAcquire("k", onePerSecond, 1).allowed()).isTrue();
+        millis.addAndGet(500);
+        assertThat(store.tryAcquire("k", onePerSecond, 1).allowed()).as("counted within the window").isFalse();
+        assertThat(store.estimatedKeyCount()).isEqualTo(2);
+    }
+
+    @Test
     void holdsNoMoreThanTheMaximumNumberOfKeys() {
         InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().clock(clock).maximumKeys(100).build();
         List<Tier> tiers = List.of(Tier.of(10, ofSeconds(60), SLIDING_LOG));

@@ -5,6 +5,9 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.Type;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -14,15 +17,27 @@ import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.BeanResolver;
+import org.springframework.expression.ConstructorResolver;
 import org.springframework.expression.EvaluationContext;
+import org.springframework.expression.IndexAccessor;
+import org.springframework.expression.MethodResolver;
+import org.springframework.expression.OperatorOverloader;
 import org.springframework.expression.ParseException;
+import org.springframework.expression.PropertyAccessor;
+import org.springframework.expression.TypeComparator;
+import org.springframework.expression.TypeConverter;
+import org.springframework.expression.TypeLocator;
+import org.springframework.expression.TypedValue;
+import org.springframework.expression.spel.SpelCompilerMode;
 import org.springframework.expression.spel.SpelNode;
+import org.springframework.expression.spel.SpelParserConfiguration;
 import org.springframework.expression.spel.ast.CompoundExpression;
 import org.springframework.expression.spel.ast.MethodReference;
 import org.springframework.expression.spel.ast.PropertyOrFieldReference;
 import org.springframework.expression.spel.ast.VariableReference;
 import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.expression.spel.support.StandardEvaluationContext;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 import org.springframework.util.StringUtils;
@@ -30,19 +45,33 @@ import org.springframework.util.StringUtils;
 /**
  * Parses {@code key} and {@code cost} expressions once, checking every {@code #variable}
  * against the method's parameters and, where a parameter's declared class tells, every property
- * and method the expression reads from it; and builds the per-call evaluation context.
+ * and method the expression reads from it; and evaluates them for each call. An expression that
+ * only names a parameter or a contributed variable ({@code #phone}, {@code #p0}, {@code #ip}) is
+ * read directly; any other is compiled to bytecode once it has run a hundred times (falling back
+ * to interpreting it should compiled code fail) and evaluated in a light per-call context.
  */
 final class Expressions {
 
-    private static final SpelExpressionParser PARSER = new SpelExpressionParser();
-
     private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
     private final RateLimitVariables variables;
-    private final @Nullable BeanResolver beanResolver;
+    /**
+     * Holds what every call's context shares: property accessors, method resolvers, the type
+     * locator and converter, and the bean resolver. Only read after construction.
+     */
+    private final StandardEvaluationContext shared = new StandardEvaluationContext();
 
     Expressions(RateLimitVariables variables, @Nullable BeanResolver beanResolver) {
         this.variables = variables;
-        this.beanResolver = beanResolver;
+        if (beanResolver != null) {
+            shared.setBeanResolver(beanResolver);
+        }
+        // Set up every lazily made delegate now, so that calls only ever read them.
+        shared.getPropertyAccessors();
+        shared.getIndexAccessors();
+        shared.getConstructorResolvers();
+        shared.getMethodResolvers();
+        shared.getTypeLocator();
+        shared.getTypeConverter();
     }
 
     /**
@@ -50,10 +79,12 @@ final class Expressions {
      *
      * @throws RateLimitConfigurationException when it does not parse or names an unknown variable
      */
-    SpelExpression parse(Method method, String attribute, String text) {
+    MethodExpression parse(Method method, String attribute, String text) {
         SpelExpression expression;
         try {
-            expression = (SpelExpression) PARSER.parseExpression(text);
+            SpelParserConfiguration configuration = new SpelParserConfiguration(SpelCompilerMode.MIXED,
+                    method.getDeclaringClass().getClassLoader());
+            expression = (SpelExpression) new SpelExpressionParser(configuration).parseExpression(text);
         } catch (ParseException e) {
             throw RateLimitConfigurationException.invalid(method, attribute,
                     "'" + text + "' is not a valid SpEL expression: " + e.getMessage(), e);
@@ -72,7 +103,142 @@ final class Expressions {
             }
         }
         checkMembers(method, attribute, text, expression.getAST());
-        return expression;
+        return direct(expression, arguments(method));
+    }
+
+    /** The expression, read directly when it only names a parameter or a contributed variable. */
+    private MethodExpression direct(SpelExpression expression, Arguments arguments) {
+        // #root and #this are the root object, whatever the parameters are called.
+        if (expression.getAST() instanceof VariableReference reference
+                && !reference.toStringAST().equals("#root") && !reference.toStringAST().equals("#this")) {
+            String name = reference.toStringAST().substring(1);
+            Integer position = arguments.positions.get(name);
+            boolean contributed = variables.names().contains(name);
+            if (position != null && (!contributed || arguments.declared.contains(name))) {
+                return new MethodExpression(expression, arguments, position, null);
+            }
+            if (position == null && contributed) {
+                return new MethodExpression(expression, arguments, -1, name);
+            }
+        }
+        return new MethodExpression(expression, arguments, -1, null);
+    }
+
+    /**
+     * How a method's arguments are named in expressions: by position ({@code #p0}, {@code #a0})
+     * and by parameter name, a later name taking the place of an earlier one as
+     * {@link MethodBasedEvaluationContext} does.
+     */
+    Arguments arguments(Method method) {
+        String[] names = parameterNames.getParameterNames(method);
+        int count = names != null ? names.length : method.getParameterCount();
+        Map<String, Integer> positions = new HashMap<>();
+        Set<String> declared = new HashSet<>();
+        for (int i = 0; i < count; i++) {
+            positions.put("a" + i, i);
+            positions.put("p" + i, i);
+            if (names != null && names[i] != null) {
+                positions.put(names[i], i);
+                declared.add(names[i]);
+            }
+        }
+        return new Arguments(count, Map.copyOf(positions), Set.copyOf(declared));
+    }
+
+    /**
+     * The arguments of a method as expressions name them, and the variables its calls see.
+     */
+    final class Arguments {
+
+        /** The parameters, as many as names when names are known. */
+        private final int count;
+        /** The position each name stands for. */
+        private final Map<String, Integer> positions;
+        /** The parameter names the method declares. */
+        private final Set<String> declared;
+
+        private Arguments(int count, Map<String, Integer> positions, Set<String> declared) {
+            this.count = count;
+            this.positions = positions;
+            this.declared = declared;
+        }
+
+        /** The value of the parameter at {@code position}, as {@link MethodBasedEvaluationContext} gives it. */
+        @Nullable Object value(@Nullable Object[] args, int position) {
+            if (args == null || args.length == 0) {
+                return null;
+            }
+            if (args.length > count && position == count - 1) {
+                // The remaining arguments, as the varargs array of the last parameter.
+                return Arrays.copyOfRange(args, position, args.length);
+            }
+            return position < args.length ? args[position] : null;
+        }
+
+        /**
+         * The variable {@code name} of a call: the argument it names, or else a contributed
+         * variable of that name, unless a parameter has it.
+         */
+        @Nullable Object variable(@Nullable Object[] args, String name) {
+            Integer position = positions.get(name);
+            Object value = position != null ? value(args, position) : null;
+            if (value == null && variables.names().contains(name) && !declared.contains(name)) {
+                return variables.value(name);
+            }
+            return value;
+        }
+
+        /** What every call's context shares. */
+        StandardEvaluationContext shared() {
+            return shared;
+        }
+    }
+
+    /** A {@code key} or {@code cost} expression of one method, parsed once. */
+    final class MethodExpression {
+
+        private final SpelExpression expression;
+        private final Arguments arguments;
+        /** For a bare reference to a parameter, its position; otherwise -1. */
+        private final int position;
+        /** For a bare reference to a contributed variable, its name. */
+        private final @Nullable String variable;
+
+        private MethodExpression(SpelExpression expression, Arguments arguments, int position,
+                                 @Nullable String variable) {
+            this.expression = expression;
+            this.arguments = arguments;
+            this.position = position;
+            this.variable = variable;
+        }
+
+        /** Whether evaluating it takes a {@linkplain #context call's context}. */
+        boolean needsContext() {
+            return position < 0 && variable == null;
+        }
+
+        /** The expression as written. */
+        String text() {
+            return expression.getExpressionString();
+        }
+
+        /**
+         * The expression's value for a call.
+         *
+         * @param args    the call's arguments
+         * @param context the call's context, when {@link #needsContext()}
+         */
+        @Nullable Object value(@Nullable Object[] args, @Nullable EvaluationContext context) {
+            if (position >= 0) {
+                return arguments.value(args, position);
+            }
+            if (variable != null) {
+                return variables.value(variable);
+            }
+            // Given the root object, compiled code needs no typed value of it.
+            return context instanceof CallContext call ? expression.getValue(call, call.root)
+                    : expression.getValue(context);
+        }
     }
 
     /**
@@ -183,27 +349,102 @@ final class Expressions {
         }
     }
 
-    /** The context of one call: arguments by name and position, extra variables, beans. */
-    EvaluationContext context(Method method, @Nullable Object[] args, @Nullable Object target, Class<?> targetClass) {
-        ExpressionRoot root = new ExpressionRoot(method, args, target, targetClass);
-        MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(root, method, args, parameterNames) {
-            @Override
-            public @Nullable Object lookupVariable(String name) {
-                Object value = super.lookupVariable(name);
-                if (value == null && variables.names().contains(name) && !isParameter(method, name)) {
-                    return variables.value(name);
-                }
-                return value;
-            }
-        };
-        if (beanResolver != null) {
-            context.setBeanResolver(beanResolver);
-        }
-        return context;
+    /**
+     * The context of one call: arguments by name and position, extra variables, beans, and
+     * {@code #root}.
+     */
+    EvaluationContext context(Method method, Arguments arguments, @Nullable Object[] args, @Nullable Object target,
+                              Class<?> targetClass) {
+        return new CallContext(new ExpressionRoot(method, args, target, targetClass), arguments);
     }
 
-    private boolean isParameter(Method method, String name) {
-        String[] names = parameterNames.getParameterNames(method);
-        return names != null && List.of(names).contains(name);
+    /**
+     * The evaluation context of one call, as a {@link MethodBasedEvaluationContext} would be,
+     * but made of a few fields: its delegates are shared, and arguments are read where they are.
+     */
+    private static final class CallContext implements EvaluationContext {
+
+        private final ExpressionRoot root;
+        private final Arguments arguments;
+        /** Variables an expression assigned; rare. */
+        private @Nullable Map<String, Object> assigned;
+
+        CallContext(ExpressionRoot root, Arguments arguments) {
+            this.root = root;
+            this.arguments = arguments;
+        }
+
+        /** Evaluations are given the root object itself: SpEL seldom asks for it this way. */
+        @Override
+        public TypedValue getRootObject() {
+            return new TypedValue(root);
+        }
+
+        @Override
+        public @Nullable Object lookupVariable(String name) {
+            if (assigned != null && assigned.containsKey(name)) {
+                return assigned.get(name);
+            }
+            return arguments.variable(root.getArgs(), name);
+        }
+
+        @Override
+        public void setVariable(@Nullable String name, @Nullable Object value) {
+            if (name != null) {
+                if (assigned == null) {
+                    assigned = new HashMap<>();
+                }
+                if (value != null) {
+                    assigned.put(name, value);
+                } else {
+                    assigned.remove(name);
+                }
+            }
+        }
+
+        @Override
+        public List<PropertyAccessor> getPropertyAccessors() {
+            return arguments.shared().getPropertyAccessors();
+        }
+
+        @Override
+        public List<IndexAccessor> getIndexAccessors() {
+            return arguments.shared().getIndexAccessors();
+        }
+
+        @Override
+        public List<ConstructorResolver> getConstructorResolvers() {
+            return arguments.shared().getConstructorResolvers();
+        }
+
+        @Override
+        public List<MethodResolver> getMethodResolvers() {
+            return arguments.shared().getMethodResolvers();
+        }
+
+        @Override
+        public @Nullable BeanResolver getBeanResolver() {
+            return arguments.shared().getBeanResolver();
+        }
+
+        @Override
+        public TypeLocator getTypeLocator() {
+            return arguments.shared().getTypeLocator();
+        }
+
+        @Override
+        public TypeConverter getTypeConverter() {
+            return arguments.shared().getTypeConverter();
+        }
+
+        @Override
+        public TypeComparator getTypeComparator() {
+            return arguments.shared().getTypeComparator();
+        }
+
+        @Override
+        public OperatorOverloader getOperatorOverloader() {
+            return arguments.shared().getOperatorOverloader();
+        }
     }
 }

@@ -7,6 +7,7 @@ import dev.sluice.annotation.KeyErrorPolicy;
 import dev.sluice.annotation.OnLimit;
 import dev.sluice.annotation.RateLimited;
 import dev.sluice.annotation.RateLimits;
+import dev.sluice.aop.Expressions.MethodExpression;
 import java.lang.reflect.AnnotatedElement;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -29,7 +30,6 @@ import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
 import org.springframework.core.annotation.RepeatableContainers;
-import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.StringValueResolver;
@@ -57,7 +57,7 @@ final class LimitDefinitionParser {
     }
 
     /** A limiter as parsed: its definition and its parsed expressions. */
-    record ParsedLimit(LimitDefinition definition, @Nullable SpelExpression key, @Nullable SpelExpression cost,
+    record ParsedLimit(LimitDefinition definition, @Nullable MethodExpression key, @Nullable MethodExpression cost,
                        long fixedCost, boolean defaultName) {
     }
 
@@ -170,7 +170,7 @@ final class LimitDefinitionParser {
 
     private ParsedLimit parseLimiter(Method method, String name, boolean defaultName, List<RateLimited> group) {
         String keyText = group.get(0).key();
-        SpelExpression key = keyText.isEmpty() ? null : expressions.parse(method, "key", keyText);
+        MethodExpression key = keyText.isEmpty() ? null : expressions.parse(method, "key", keyText);
 
         List<Tier> declared = new ArrayList<>();
         boolean fromConfiguration = false;
@@ -196,7 +196,7 @@ final class LimitDefinitionParser {
         FailurePolicy onStoreFailure = atMostOne(method, "onStoreFailure", group, RateLimited::onStoreFailure);
         KeyErrorPolicy onKeyError = atMostOne(method, "onKeyError", group, RateLimited::onKeyError);
         String costText = agreed(method, "cost", group, RateLimited::cost, "1").trim();
-        SpelExpression cost = null;
+        MethodExpression cost = null;
         long fixedCost = 1;
         if (WHOLE_NUMBER.matcher(costText).matches()) {
             fixedCost = Long.parseLong(costText);

@@ -9,10 +9,12 @@ import dev.sluice.RateLimiter;
 import dev.sluice.Sleeper;
 import dev.sluice.annotation.FailurePolicy;
 import dev.sluice.annotation.KeyErrorPolicy;
+import dev.sluice.aop.Expressions.MethodExpression;
 import dev.sluice.aop.LimitDefinitionParser.ParsedLimit;
 import java.lang.reflect.Method;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -22,13 +24,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import org.aspectj.lang.ProceedingJoinPoint;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.BridgeMethodResolver;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.expression.BeanResolver;
 import org.springframework.expression.EvaluationContext;
-import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ObjectUtils;
 import org.springframework.util.ReflectionUtils;
@@ -83,7 +85,9 @@ public final class MethodRateLimiter {
     private final KeyErrorPolicy onKeyError;
     private final Expressions expressions;
     private final LimitDefinitionParser parser;
-    private final Map<MethodClassKey, List<MethodLimit>> limits = new ConcurrentHashMap<>();
+    private final Map<MethodClassKey, MethodLimits> limits = new ConcurrentHashMap<>();
+    /** The limits of each method as calls bring it, for each class it is called on: no key made per call. */
+    private final Map<Method, CalledOn> calls = new ConcurrentHashMap<>();
     private final Map<String, Class<?>> defaultNames = new ConcurrentHashMap<>();
 
     private MethodRateLimiter(Builder builder) {
@@ -124,34 +128,77 @@ public final class MethodRateLimiter {
      */
     public @Nullable Object invoke(Method method, @Nullable Object target, Class<?> targetClass,
                                    @Nullable Object[] args, Invocation invocation) throws Throwable {
-        Method specific = BridgeMethodResolver.findBridgedMethod(ClassUtils.getMostSpecificMethod(method, targetClass));
-        List<MethodLimit> methodLimits = limitsFor(specific, targetClass);
-        if (methodLimits.isEmpty()) {
-            return invocation.proceed();
+        return limit(method, target, targetClass, args, invocation, null);
+    }
+
+    /** {@link #invoke} for the aspect: it proceeds with the join point, so that a call makes no invocation. */
+    @Nullable Object invoke(Method method, @Nullable Object target, Class<?> targetClass, @Nullable Object[] args,
+                            ProceedingJoinPoint joinPoint) throws Throwable {
+        return limit(method, target, targetClass, args, null, joinPoint);
+    }
+
+    private @Nullable Object limit(Method method, @Nullable Object target, Class<?> targetClass,
+                                   @Nullable Object[] args, @Nullable Invocation invocation,
+                                   @Nullable ProceedingJoinPoint joinPoint) throws Throwable {
+        MethodLimits methodLimits = limitsForCall(method, targetClass);
+        if (methodLimits.limits.length == 0) {
+            return proceed(invocation, joinPoint);
         }
-        // Limits with a shared key and a fixed cost need no expression context.
-        EvaluationContext context = usesExpressions(methodLimits)
-                ? expressions.context(specific, args, target, targetClass) : null;
+        // Keys that name a parameter or variable, and fixed costs, need no expression context.
+        EvaluationContext context = methodLimits.needsContext
+                ? expressions.context(methodLimits.method, methodLimits.arguments, args, target, targetClass) : null;
         List<RateLimitListener> heard = listenersForThisCall();
-        Class<?> returnType = specific.getReturnType();
-        if (returnType == CompletionStage.class || returnType == CompletableFuture.class) {
-            return invokeAsync(methodLimits, context, heard, invocation);
+        if (methodLimits.async) {
+            return invokeAsync(methodLimits.limits, args, context, heard, () -> proceed(invocation, joinPoint));
         }
-        for (MethodLimit limit : methodLimits) {
-            Counted counted = limit.counted(context);
-            if (counted == null) {
-                continue;
+        for (MethodLimit limit : methodLimits.limits) {
+            String key;
+            long cost;
+            try {
+                key = limit.key(args, context);
+                cost = limit.cost(args, context);
+            } catch (RateLimitKeyException error) {
+                if (!limit.sharesKeyAfter(error)) {
+                    continue;
+                }
+                key = KEY_OF_FAILED_EXPRESSIONS;
+                cost = 1;
             }
             Decision decision;
             try {
-                decision = limit.limiter.acquire(counted.key, counted.cost);
+                decision = limit.limiter.acquire(key, cost);
             } catch (RateLimitExceededException rejection) {
-                tell(heard, limit.limiter, counted.key, rejection.decision());
+                tell(heard, limit.limiter, key, rejection.decision());
                 throw rejection;
             }
-            tell(heard, limit.limiter, counted.key, decision);
+            tell(heard, limit.limiter, key, decision);
         }
-        return invocation.proceed();
+        return proceed(invocation, joinPoint);
+    }
+
+    private static @Nullable Object proceed(@Nullable Invocation invocation, @Nullable ProceedingJoinPoint joinPoint)
+            throws Throwable {
+        return invocation != null ? invocation.proceed() : Objects.requireNonNull(joinPoint).proceed();
+    }
+
+    /** The limits of a method as a call brings it, found without making a key. */
+    private MethodLimits limitsForCall(Method method, Class<?> targetClass) {
+        for (CalledOn called = calls.get(method); called != null; called = called.next) {
+            if (called.targetClass == targetClass) {
+                return called.limits;
+            }
+        }
+        Method specific = BridgeMethodResolver.findBridgedMethod(ClassUtils.getMostSpecificMethod(method, targetClass));
+        MethodLimits methodLimits = limitsFor(specific, targetClass);
+        calls.compute(method, (m, first) -> {
+            for (CalledOn called = first; called != null; called = called.next) {
+                if (called.targetClass == targetClass) {
+                    return first;
+                }
+            }
+            return new CalledOn(targetClass, methodLimits, first);
+        });
+        return methodLimits;
     }
 
     /** The call-scoped listeners for the call starting on this thread. */
@@ -170,37 +217,36 @@ public final class MethodRateLimiter {
     }
 
     private static void tell(List<RateLimitListener> heard, RateLimiter limiter, String key, Decision decision) {
-        for (RateLimitListener listener : heard) {
-            listener.onDecision(limiter, key, decision);
+        for (int i = 0; i < heard.size(); i++) {
+            heard.get(i).onDecision(limiter, key, decision);
         }
     }
 
-    private static boolean usesExpressions(List<MethodLimit> methodLimits) {
-        for (MethodLimit limit : methodLimits) {
-            if (limit.key != null || limit.cost != null) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static CompletableFuture<@Nullable Object> invokeAsync(List<MethodLimit> methodLimits,
+    private static CompletableFuture<@Nullable Object> invokeAsync(MethodLimit[] methodLimits,
+                                                                   @Nullable Object[] args,
                                                                    @Nullable EvaluationContext context,
                                                                    List<RateLimitListener> heard,
                                                                    Invocation invocation) {
         CompletableFuture<?> admitted = CompletableFuture.completedFuture(null);
         for (MethodLimit limit : methodLimits) {
-            Counted counted;
+            String counted;
+            long permits;
             try {
-                counted = limit.counted(context);
-            } catch (RateLimitKeyException e) {
-                return CompletableFuture.failedFuture(e);
+                counted = limit.key(args, context);
+                permits = limit.cost(args, context);
+            } catch (RateLimitKeyException error) {
+                try {
+                    if (!limit.sharesKeyAfter(error)) {
+                        continue;
+                    }
+                } catch (RateLimitKeyException rejected) {
+                    return CompletableFuture.failedFuture(rejected);
+                }
+                counted = KEY_OF_FAILED_EXPRESSIONS;
+                permits = 1;
             }
-            if (counted == null) {
-                continue;
-            }
-            String key = counted.key;
-            long cost = counted.cost;
+            String key = counted;
+            long cost = permits;
             admitted = admitted.thenCompose(previous -> limit.limiter.acquireAsync(key, cost)
                     .whenComplete((decision, failure) -> {
                         Throwable cause = failure instanceof CompletionException && failure.getCause() != null
@@ -232,7 +278,7 @@ public final class MethodRateLimiter {
      * @throws RateLimitConfigurationException when the annotations are invalid
      */
     public List<RateLimiter> limitersFor(Method method, Class<?> targetClass) {
-        return limitsFor(method, targetClass).stream().map(limit -> limit.limiter).toList();
+        return Arrays.stream(limitsFor(method, targetClass).limits).map(limit -> limit.limiter).toList();
     }
 
     /**
@@ -258,21 +304,21 @@ public final class MethodRateLimiter {
      */
     public Collection<RateLimiter> limiters() {
         Map<String, RateLimiter> byName = new TreeMap<>();
-        limits.values().forEach(methodLimits -> methodLimits.forEach(limit ->
+        limits.values().forEach(methodLimits -> Arrays.stream(methodLimits.limits).forEach(limit ->
                 byName.putIfAbsent(limit.limiter.name(), limit.limiter)));
         return List.copyOf(byName.values());
     }
 
-    private List<MethodLimit> limitsFor(Method method, Class<?> targetClass) {
+    private MethodLimits limitsFor(Method method, Class<?> targetClass) {
         MethodClassKey cacheKey = new MethodClassKey(method, targetClass);
-        List<MethodLimit> cached = limits.get(cacheKey);
+        MethodLimits cached = limits.get(cacheKey);
         if (cached == null) {
             cached = limits.computeIfAbsent(cacheKey, k -> build(method, targetClass));
         }
         return cached;
     }
 
-    private List<MethodLimit> build(Method method, Class<?> targetClass) {
+    private MethodLimits build(Method method, Class<?> targetClass) {
         List<MethodLimit> built = new ArrayList<>();
         for (ParsedLimit parsed : parser.parse(method, targetClass)) {
             String name = parsed.definition().name();
@@ -313,85 +359,108 @@ public final class MethodRateLimiter {
             built.add(new MethodLimit(method, rateLimiter, parsed.key(), parsed.cost(), parsed.fixedCost(),
                     Objects.requireNonNullElse(parsed.definition().onKeyError(), onKeyError), listeners));
         }
-        return List.copyOf(built);
+        return new MethodLimits(method, built.toArray(new MethodLimit[0]), expressions.arguments(method));
     }
 
-    /** The key and cost one call is counted for. */
-    private record Counted(String key, long cost) {
+    /** The limits of one method for one target class, with what a call of it needs to know up front. */
+    private static final class MethodLimits {
+
+        final Method method;
+        final MethodLimit[] limits;
+        final Expressions.Arguments arguments;
+        /** Whether an expression needs a context of the call. */
+        final boolean needsContext;
+        /** Whether the method returns a future, so that its limits are decided asynchronously. */
+        final boolean async;
+
+        MethodLimits(Method method, MethodLimit[] limits, Expressions.Arguments arguments) {
+            this.method = method;
+            this.limits = limits;
+            this.arguments = arguments;
+            boolean needs = false;
+            for (MethodLimit limit : limits) {
+                needs |= limit.key != null && limit.key.needsContext();
+                needs |= limit.cost != null && limit.cost.needsContext();
+            }
+            this.needsContext = needs;
+            Class<?> returnType = method.getReturnType();
+            this.async = returnType == CompletionStage.class || returnType == CompletableFuture.class;
+        }
     }
 
-    /** One limiter of a method with its compiled expressions, and what a call does when they fail. */
-    private record MethodLimit(Method method, RateLimiter limiter, @Nullable SpelExpression key,
-                               @Nullable SpelExpression cost, long fixedCost, KeyErrorPolicy onKeyError,
+    /** The limits of a method called on one class, and on the next class it is called on. */
+    private record CalledOn(Class<?> targetClass, MethodLimits limits, @Nullable CalledOn next) {
+    }
+
+    /** One limiter of a method with its parsed expressions, and what a call does when they fail. */
+    private record MethodLimit(Method method, RateLimiter limiter, @Nullable MethodExpression key,
+                               @Nullable MethodExpression cost, long fixedCost, KeyErrorPolicy onKeyError,
                                List<RateLimitListener> listeners) {
 
         /**
-         * The key and cost of a call; when an expression fails, what the limiter's
-         * {@link KeyErrorPolicy} says: {@code null} for a call that goes ahead without this limiter.
+         * What a call whose key or cost expression failed does, as the limiter's
+         * {@link KeyErrorPolicy} says: {@code true} to count it under the key of failed
+         * expressions, {@code false} to go ahead without this limiter.
          *
          * @throws RateLimitKeyException under {@link KeyErrorPolicy#REJECT}
          */
-        @Nullable Counted counted(@Nullable EvaluationContext context) {
-            String counterKey;
-            try {
-                counterKey = key(context);
-            } catch (RuntimeException e) {
-                return whenFailed(failed("key", key, e));
-            }
-            try {
-                return new Counted(counterKey, cost(context));
-            } catch (RuntimeException e) {
-                return whenFailed(failed("cost", cost, e));
-            }
-        }
-
-        private @Nullable Counted whenFailed(RateLimitKeyException error) {
+        boolean sharesKeyAfter(RateLimitKeyException error) {
             for (RateLimitListener listener : listeners) {
                 listener.onKeyError(limiter, error);
             }
             return switch (onKeyError) {
                 case REJECT -> throw error;
-                case SHARED_KEY -> new Counted(KEY_OF_FAILED_EXPRESSIONS, 1);
-                case SKIP -> null;
+                case SHARED_KEY -> true;
+                case SKIP -> false;
             };
         }
 
-        private String key(@Nullable EvaluationContext context) {
+        /** The key of a call. */
+        String key(@Nullable Object[] args, @Nullable EvaluationContext context) {
             if (key == null) {
                 return "";
             }
-            Object value = key.getValue(context);
-            String text = value == null ? null : ObjectUtils.nullSafeToString(value);
+            String text;
+            try {
+                Object value = key.value(args, context);
+                text = value == null ? null : ObjectUtils.nullSafeToString(value);
+            } catch (RuntimeException e) {
+                throw failed("key", key, e);
+            }
             if (text == null || text.isBlank()) {
                 // Start-up checked the expression's variables: a null here is a null value, not a missing name.
-                throw failed("key expression '" + key.getExpressionString() + "' evaluated to "
+                throw failed("key expression '" + key.text() + "' evaluated to "
                         + (text == null ? "null" : "a blank string") + "; a key must identify the caller", null);
             }
             return text;
         }
 
-        private long cost(@Nullable EvaluationContext context) {
+        /** The permits a call takes. */
+        long cost(@Nullable Object[] args, @Nullable EvaluationContext context) {
             if (cost == null) {
                 return fixedCost;
             }
-            Object value = cost.getValue(context);
+            Object value;
+            try {
+                value = cost.value(args, context);
+            } catch (RuntimeException e) {
+                throw failed("cost", cost, e);
+            }
             if (value instanceof Long || value instanceof Integer || value instanceof Short || value instanceof Byte) {
                 long permits = ((Number) value).longValue();
                 if (permits >= 1) {
                     return permits;
                 }
             }
-            throw failed("cost expression '" + cost.getExpressionString() + "' evaluated to "
+            throw failed("cost expression '" + cost.text() + "' evaluated to "
                     + (value == null ? "null" : value instanceof Number ? value : "a " + value.getClass().getSimpleName())
                     + "; a cost must be a whole number of at least 1", null);
         }
 
         /** The failure of an expression as the call's error: as it is when it says what failed already. */
-        private RateLimitKeyException failed(String attribute, @Nullable SpelExpression expression,
-                                             RuntimeException failure) {
+        private RateLimitKeyException failed(String attribute, MethodExpression expression, RuntimeException failure) {
             return failure instanceof RateLimitKeyException known ? known : failed(attribute + " expression '"
-                    + (expression == null ? "" : expression.getExpressionString()) + "' failed: " + failure.getMessage(),
-                    failure);
+                    + expression.text() + "' failed: " + failure.getMessage(), failure);
         }
 
         private RateLimitKeyException failed(String problem, @Nullable Throwable cause) {

@@ -60,7 +60,7 @@ public class RateLimitedAspect {
         Method method = ((MethodSignature) joinPoint.getSignature()).getMethod();
         Object target = joinPoint.getTarget();
         Class<?> targetClass = target != null ? AopUtils.getTargetClass(target) : method.getDeclaringClass();
-        return methodRateLimiter().invoke(method, target, targetClass, joinPoint.getArgs(), joinPoint::proceed);
+        return methodRateLimiter().invoke(method, target, targetClass, joinPoint.getArgs(), joinPoint);
     }
 
     /**

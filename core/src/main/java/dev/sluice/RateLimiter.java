@@ -52,10 +52,13 @@ public final class RateLimiter {
     private final String message;
     private final InstantSource clock;
     private final Sleeper sleeper;
+    private final WaitLines waitLines = new WaitLines();
     private final FailurePolicy onStoreFailure;
     private final StoreFailureLog failureLog;
     private volatile @Nullable RateLimitStore fallbackStore;
-    private final List<RateLimitListener> listeners;
+    private final RateLimitListener[] listeners;
+    /** The store when it is the in-memory one, which is asked without making the store key. */
+    private final @Nullable InMemoryRateLimitStore inMemoryStore;
 
     private RateLimiter(Builder builder) {
         this.name = builder.name;
@@ -71,7 +74,8 @@ public final class RateLimiter {
         this.clock = builder.clock;
         this.sleeper = builder.sleeper;
         this.onStoreFailure = builder.onStoreFailure;
-        this.listeners = List.copyOf(builder.listeners);
+        this.listeners = builder.listeners.toArray(new RateLimitListener[0]);
+        this.inMemoryStore = store instanceof InMemoryRateLimitStore inMemory ? inMemory : null;
         this.failureLog = new StoreFailureLog(name, onStoreFailure, clock);
         this.fallbackStore = builder.fallbackStore;
     }
@@ -132,14 +136,17 @@ public final class RateLimiter {
     }
 
     private Decision decide(String key, long cost) {
-        String storeKey = storeKey(key);
+        Objects.requireNonNull(key, "key");
+        InMemoryRateLimitStore inMemory = inMemoryStore;
         try {
-            return store.tryAcquire(storeKey, tiers, cost);
+            // The tiers were checked when the limiter was built, and a cost within them needs no check.
+            return inMemory != null && cost >= 1 ? inMemory.decide(namespace, key, tiers, cost)
+                    : store.tryAcquire(storeKey(key), tiers, cost);
         } catch (RuntimeException e) {
             if (!isStoreFailure(e)) {
                 throw e;
             }
-            return whenStoreFailed(e, storeKey, cost);
+            return whenStoreFailed(e, storeKey(key), cost);
         }
     }
 
@@ -222,31 +229,59 @@ public final class RateLimiter {
         if (neverFits != null) {
             throw rejection(key, reported(key, neverFits));
         }
+        if (onLimit == OnLimit.REJECT) {
+            Decision decision = reported(key, decide(key, cost));
+            if (decision.allowed()) {
+                return decision;
+            }
+            throw rejection(key, decision);
+        }
         Instant start = clock.instant();
         Instant deadline = start.plus(maxWait);
-        boolean waited = false;
-        while (true) {
-            Decision decision = decide(key, cost);
-            Duration wait = decision.allowed() ? null : waitBefore(decision, deadline);
-            if (wait == null) {
-                if (waited) {
-                    reportWait(start);
-                }
-                reported(key, decision);
-                if (decision.allowed()) {
-                    return decision;
-                }
-                throw rejection(key, decision);
-            }
-            waited = true;
-            try {
-                sleeper.sleep(wait);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                reportWait(start);
-                throw rejection(key, reported(key, decision));
-            }
+        // A caller that finds others waiting for this key gets in line behind them without asking.
+        Decision decision = waitLines.waiting(key) ? null : decide(key, cost);
+        if (decision != null && waitBefore(decision, deadline) == null) {
+            return outcome(key, decision, null);
         }
+        WaitLines.Turn turn = waitLines.join(key, decision);
+        try {
+            if (turn.awaitFirst()) {
+                // Others went first: what this caller was told before is out of date.
+                decision = null;
+            }
+            while (decision == null || waitBefore(decision, deadline) != null) {
+                if (decision != null) {
+                    turn.rejected(decision);
+                    sleeper.sleep(waitBefore(decision, deadline));
+                }
+                decision = decide(key, cost);
+            }
+        } catch (InterruptedException e) {
+            Decision latest = decision != null ? decision : turn.latestRejection();
+            Thread.currentThread().interrupt();
+            reportWait(start);
+            throw rejection(key, reported(key, latest != null ? latest : decide(key, cost)));
+        } finally {
+            waitLines.leave(turn);
+        }
+        return outcome(key, decision, start);
+    }
+
+    /**
+     * Reports a final decision and hands it to the caller: returned when it admits, thrown as a
+     * rejection when not.
+     *
+     * @param waitingSince when the caller started waiting in line, or {@code null} if it did not
+     */
+    private Decision outcome(String key, Decision decision, @Nullable Instant waitingSince) {
+        if (waitingSince != null) {
+            reportWait(waitingSince);
+        }
+        reported(key, decision);
+        if (decision.allowed()) {
+            return decision;
+        }
+        throw rejection(key, decision);
     }
 
     private void reportWait(Instant start) {
@@ -285,11 +320,46 @@ public final class RateLimiter {
             return CompletableFuture.failedFuture(rejection(key, reported(key, neverFits)));
         }
         Instant start = clock.instant();
-        return attemptAsync(key, cost, start, start.plus(maxWait), false);
+        Instant deadline = start.plus(maxWait);
+        CompletionStage<@Nullable Decision> asked = waitLines.waiting(key)
+                ? CompletableFuture.completedFuture(null) : decideAsync(key, cost);
+        return asked.thenCompose(decision -> {
+            if (decision != null && waitBefore(decision, deadline) == null) {
+                return outcomeAsync(key, decision, null);
+            }
+            WaitLines.Turn turn = waitLines.join(key, decision);
+            // Handed over on another thread, so that a long line served at once never nests.
+            return turn.first.thenComposeAsync(othersFirst -> inLineAsync(key, cost, turn, othersFirst ? null : decision,
+                            deadline))
+                    .whenComplete((done, failure) -> waitLines.leave(turn))
+                    .thenCompose(done -> outcomeAsync(key, done, start));
+        });
     }
 
-    private CompletionStage<Decision> attemptAsync(String key, long cost, Instant start, Instant deadline,
-                                                   boolean waited) {
+    /** Asks the store as first in line, sleeping between asks, until a decision is final. */
+    private CompletionStage<Decision> inLineAsync(String key, long cost, WaitLines.Turn turn,
+                                                  @Nullable Decision decision, Instant deadline) {
+        if (decision == null) {
+            return decideAsync(key, cost).thenCompose(decided -> inLineAsync(key, cost, turn, decided, deadline));
+        }
+        Duration wait = waitBefore(decision, deadline);
+        if (wait == null) {
+            return CompletableFuture.completedFuture(decision);
+        }
+        turn.rejected(decision);
+        return sleeper.sleepAsync(wait).thenCompose(ignored -> inLineAsync(key, cost, turn, null, deadline));
+    }
+
+    private CompletionStage<Decision> outcomeAsync(String key, Decision decision, @Nullable Instant waitingSince) {
+        try {
+            return CompletableFuture.completedFuture(outcome(key, decision, waitingSince));
+        } catch (RateLimitExceededException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** Asks the store without blocking; a store failure takes the failure policy. */
+    private CompletionStage<Decision> decideAsync(String key, long cost) {
         String storeKey = storeKey(key);
         CompletionStage<Decision> decided;
         try {
@@ -307,23 +377,12 @@ public final class RateLimiter {
                     : new StoreUnavailableException(StoreUnavailableException.describe(cause, storeKey),
                             Duration.ofSeconds(1));
             return whenStoreFailed(storeFailure, storeKey, cost);
-        }).thenCompose(decision -> {
-            Duration wait = decision.allowed() ? null : waitBefore(decision, deadline);
-            if (wait == null) {
-                if (waited) {
-                    reportWait(start);
-                }
-                reported(key, decision);
-                return decision.allowed() ? CompletableFuture.completedFuture(decision)
-                        : CompletableFuture.failedFuture(rejection(key, decision));
-            }
-            return sleeper.sleepAsync(wait).thenCompose(ignored -> attemptAsync(key, cost, start, deadline, true));
         });
     }
 
-    /** How long to wait before trying again, or {@code null} to reject now. */
+    /** How long to wait before trying again, or {@code null} when the decision is final. */
     private @Nullable Duration waitBefore(Decision decision, Instant deadline) {
-        if (onLimit == OnLimit.REJECT) {
+        if (decision.allowed() || onLimit == OnLimit.REJECT) {
             return null;
         }
         Duration wait = decision.retryAfter();

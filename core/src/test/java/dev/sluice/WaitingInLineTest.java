@@ -1,0 +1,226 @@
+package dev.sluice;
+
+import static dev.sluice.annotation.Algorithm.TOKEN_BUCKET;
+import static java.time.Duration.ofMillis;
+import static java.time.Duration.ofSeconds;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.annotation.OnLimit;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.PriorityQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Callers waiting for a permit of one key line up: served first come, first served, with only the
+ * first in line asking the store, so that many waiters cost the store about two calls a permit
+ * (one that finds the next permit not yet there, one that takes it) rather than one per waiter
+ * each time they all wake together.
+ */
+class WaitingInLineTest {
+
+    private final AtomicLong millis = new AtomicLong(Instant.parse("2300-01-01T00:00:00Z").toEpochMilli());
+    private final InstantSource clock = () -> Instant.ofEpochMilli(millis.get());
+    private final InMemoryRateLimitStore memory = InMemoryRateLimitStore.builder().clock(clock).build();
+    private final AtomicInteger storeCalls = new AtomicInteger();
+    private final RateLimitStore store = new RateLimitStore() {
+        @Override
+        public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
+            storeCalls.incrementAndGet();
+            return memory.tryAcquire(key, tiers, cost);
+        }
+
+        @Override
+        public CompletionStage<Decision> tryAcquireAsync(String key, List<Tier> tiers, long cost) {
+            storeCalls.incrementAndGet();
+            return memory.tryAcquireAsync(key, tiers, cost);
+        }
+    };
+    /** Ten permits a second, one at a time: a permit every 100 ms. */
+    private final Tier tenPerSecond = Tier.of(1, ofMillis(100), TOKEN_BUCKET);
+
+    @Test
+    void asynchronousWaitersAreServedInTheOrderTheyCameAndOnlyTheFirstSleeps() {
+        VirtualTimer timer = new VirtualTimer();
+        RateLimiter limiter = RateLimiter.builder().name("outbound").store(store).clock(clock).sleeper(timer)
+                .tier(tenPerSecond).onLimit(OnLimit.WAIT).maxWait(ofSeconds(10)).build();
+        limiter.acquire("api");
+        storeCalls.set(0);
+
+        List<Integer> served = Collections.synchronizedList(new ArrayList<>());
+        List<CompletableFuture<Decision>> calls = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            int caller = i;
+            calls.add(limiter.acquireAsync("api").toCompletableFuture().whenComplete((decision, failure) -> served.add(caller)));
+        }
+        timer.runUntil(() -> calls.stream().allMatch(CompletableFuture::isDone));
+
+        assertThat(calls).allSatisfy(call -> assertThat(call.join().allowed()).isTrue());
+        assertThat(served).as("first come, first served").isSorted().hasSize(20);
+        assertThat(timer.mostPending).as("callers sleeping at once").isEqualTo(1);
+        // The first caller is told to wait and joins; the others find the line and ask nothing until
+        // their turn; each turn then takes at most a call that is too early and one that is served.
+        assertThat(storeCalls.get()).as("store calls for 20 permits").isLessThanOrEqualTo(1 + 2 * 20);
+        assertThat(millis.get() - Instant.parse("2300-01-01T00:00:00Z").toEpochMilli()).as("ms to serve them")
+                .isEqualTo(2_000);
+    }
+
+    @Test
+    void blockedWaitersSleepOneAtATimeAndAskTheStoreAboutTwiceAPermit() throws Exception {
+        AtomicInteger sleeping = new AtomicInteger();
+        AtomicInteger mostSleeping = new AtomicInteger();
+        RateLimiter limiter = RateLimiter.builder().name("outbound").store(store).clock(clock)
+                .sleeper(duration -> {
+                    mostSleeping.accumulateAndGet(sleeping.incrementAndGet(), Math::max);
+                    millis.addAndGet(duration.toMillis());
+                    // Long enough for callers that all slept at once to be seen doing so.
+                    Thread.sleep(1);
+                    sleeping.decrementAndGet();
+                })
+                .tier(tenPerSecond).onLimit(OnLimit.WAIT).maxWait(ofSeconds(10)).build();
+        limiter.acquire("api");
+        storeCalls.set(0);
+
+        int waiters = 16;
+        CountDownLatch done = new CountDownLatch(waiters);
+        AtomicInteger admitted = new AtomicInteger();
+        for (int i = 0; i < waiters; i++) {
+            new Thread(() -> {
+                if (limiter.acquire("api").allowed()) {
+                    admitted.incrementAndGet();
+                }
+                done.countDown();
+            }).start();
+        }
+
+        assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(admitted.get()).isEqualTo(waiters);
+        assertThat(mostSleeping.get()).as("callers sleeping at once").isEqualTo(1);
+        // Each caller may ask once on arrival, before it sees the line; then about two calls a turn.
+        assertThat(storeCalls.get()).as("store calls for %d permits", waiters).isLessThanOrEqualTo(3 * waiters);
+    }
+
+    @Test
+    void aCallerInterruptedInLineIsRejectedAndTheLineMovesOn() throws Exception {
+        CountDownLatch firstSleeps = new CountDownLatch(1);
+        CountDownLatch wakeFirst = new CountDownLatch(1);
+        RateLimiter limiter = RateLimiter.builder().name("outbound").store(store).clock(clock)
+                .sleeper(duration -> {
+                    firstSleeps.countDown();
+                    wakeFirst.await();
+                    millis.addAndGet(duration.toMillis());
+                })
+                .tier(tenPerSecond).onLimit(OnLimit.WAIT).maxWait(ofSeconds(10)).build();
+        limiter.acquire("api");
+
+        CompletableFuture<Decision> first = CompletableFuture.supplyAsync(() -> limiter.acquire("api"));
+        assertThat(firstSleeps.await(10, TimeUnit.SECONDS)).isTrue();
+        CompletableFuture<Throwable> interrupted = new CompletableFuture<>();
+        Thread second = new Thread(() -> {
+            try {
+                limiter.acquire("api");
+                interrupted.complete(null);
+            } catch (RateLimitExceededException e) {
+                interrupted.complete(Thread.currentThread().isInterrupted() ? e : new AssertionError("flag lost"));
+            }
+        });
+        second.start();
+        awaitCondition(() -> second.getState() == Thread.State.WAITING);
+        second.interrupt();
+
+        assertThat(interrupted.get(10, TimeUnit.SECONDS)).isInstanceOf(RateLimitExceededException.class);
+        wakeFirst.countDown();
+        assertThat(first.get(10, TimeUnit.SECONDS).allowed()).isTrue();
+        assertThat(limiter.tryAcquire("api").allowed()).as("the line is gone, and the bucket empty").isFalse();
+    }
+
+    @Test
+    void waitersThatCannotBeServedWithinMaxWaitAreRejectedInTurn() {
+        VirtualTimer timer = new VirtualTimer();
+        RateLimiter limiter = RateLimiter.builder().name("outbound").store(store).clock(clock).sleeper(timer)
+                .tier(tenPerSecond).onLimit(OnLimit.WAIT).maxWait(ofMillis(350)).build();
+        limiter.acquire("api");
+
+        List<CompletableFuture<Decision>> calls = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            calls.add(limiter.acquireAsync("api").toCompletableFuture());
+        }
+        timer.runUntil(() -> calls.stream().allMatch(CompletableFuture::isDone));
+
+        assertThat(calls.subList(0, 3)).allSatisfy(call -> assertThat(call.join().allowed()).isTrue());
+        assertThat(calls.subList(3, 6)).allSatisfy(call -> assertThatThrownBy(call::join)
+                .isInstanceOf(CompletionException.class).hasCauseInstanceOf(RateLimitExceededException.class));
+        assertThat(timer.mostPending).isEqualTo(1);
+    }
+
+    private static void awaitCondition(BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("waited 10 s for a condition").isLessThan(deadline);
+            Thread.sleep(1);
+        }
+    }
+
+    /**
+     * Asynchronous sleeps on the test clock: each completes when the test moves the clock to its
+     * end, earliest first, as a real timer would in real time.
+     */
+    private final class VirtualTimer implements Sleeper {
+
+        private final PriorityQueue<Sleep> pending = new PriorityQueue<>();
+        int mostPending;
+
+        private record Sleep(long until, CompletableFuture<Void> done) implements Comparable<Sleep> {
+            @Override
+            public int compareTo(Sleep other) {
+                return Long.compare(until, other.until);
+            }
+        }
+
+        @Override
+        public void sleep(Duration duration) {
+            throw new AssertionError("an asynchronous caller blocked");
+        }
+
+        @Override
+        public synchronized CompletionStage<Void> sleepAsync(Duration duration) {
+            Sleep sleep = new Sleep(millis.get() + duration.toMillis(), new CompletableFuture<>());
+            pending.add(sleep);
+            mostPending = Math.max(mostPending, pending.size());
+            return sleep.done;
+        }
+
+        private synchronized Sleep next() {
+            return pending.poll();
+        }
+
+        /** Moves time sleep by sleep, letting the callers run in between, until the condition holds. */
+        void runUntil(BooleanSupplier condition) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!condition.getAsBoolean()) {
+                assertThat(System.nanoTime()).as("callers still waiting after 10 s").isLessThan(deadline);
+                Sleep sleep = next();
+                if (sleep == null) {
+                    // Callers are between sleeps, on other threads.
+                    Thread.onSpinWait();
+                    continue;
+                }
+                millis.accumulateAndGet(sleep.until, Math::max);
+                sleep.done.complete(null);
+            }
+        }
+    }
+}

@@ -46,4 +46,13 @@ public interface RateLimitListener {
      */
     default void onKeyError(RateLimiter limiter, RuntimeException error) {
     }
+
+    /**
+     * A call named a plan the limiter does not have; the limiter's default tiers decide it.
+     *
+     * @param limiter the limiter
+     * @param plan    the plan named
+     */
+    default void onUnknownPlan(RateLimiter limiter, String plan) {
+    }
 }

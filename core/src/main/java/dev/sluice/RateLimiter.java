@@ -6,12 +6,17 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -30,9 +35,19 @@ import org.jspecify.annotations.Nullable;
  * Decision decision = otp.tryAcquire(clientIp); // or decide yourself
  * </pre>
  *
+ * <p><b>Plans.</b> A limiter may have named plans, each a set of tiers replacing the default
+ * ones for the calls that name it ({@code otp.acquire(key, 1, "pro")}). Counts belong to the
+ * key, not the plan: a tier counts per algorithm and window, so a key moving from one plan to
+ * another mid-window keeps what it used in every window the plans share: an upgrade grants the
+ * difference, not a fresh allowance. A plan the limiter does not have is decided by the default
+ * tiers, and listeners hear of it ({@link RateLimitListener#onUnknownPlan}).
+ *
+ * <p><b>Live changes.</b> {@link #changeTiers(List)}, {@link #changeTiers(String, List)} and
+ * {@link #changePlans(Map)} take effect on the next call, and keep counts the same way.
+ *
  * <p>Keys are counted per limiter: the store sees {@code name + ":" + key} (with {@code :} and
  * {@code \\} in the name escaped by a backslash), so two limiters never share counters. A
- * limiter is immutable and thread-safe.
+ * limiter is thread-safe.
  *
  * <p>When the store cannot decide a call (unreachable, too slow, its circuit breaker open), the
  * limiter's {@link FailurePolicy} answers it at once: admitted unchecked, refused with
@@ -41,11 +56,13 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RateLimiter {
 
+    private static final System.Logger LOGGER = System.getLogger(RateLimiter.class.getName());
+
     private final String name;
     private final String namespace;
     private final RateLimitStore store;
-    private final List<Tier> tiers;
-    private final long smallestLimit;
+    /** The tiers and plans, replaced whole by a live change so that each call sees one version. */
+    private volatile Limits limits;
     private final long cost;
     private final OnLimit onLimit;
     private final Duration maxWait;
@@ -57,6 +74,8 @@ public final class RateLimiter {
     private final StoreFailureLog failureLog;
     private volatile @Nullable RateLimitStore fallbackStore;
     private final RateLimitListener[] listeners;
+    /** The unknown plans logged so far, a few at most. */
+    private final Set<String> loggedPlans = ConcurrentHashMap.newKeySet();
     /** The store when it is the in-memory one, which is asked without making the store key. */
     private final @Nullable InMemoryRateLimitStore inMemoryStore;
 
@@ -65,8 +84,7 @@ public final class RateLimiter {
         // Escaped so that no name and key can spell another limiter's name and key.
         this.namespace = name.replace("\\", "\\\\").replace(":", "\\:") + ':';
         this.store = builder.store;
-        this.tiers = List.copyOf(builder.tiers);
-        this.smallestLimit = tiers.stream().mapToLong(Tier::limit).min().orElseThrow();
+        this.limits = new Limits(builder.tiers, builder.plans);
         this.cost = builder.cost;
         this.onLimit = builder.onLimit;
         this.maxWait = builder.maxWait;
@@ -112,8 +130,44 @@ public final class RateLimiter {
      *         cannot decide
      */
     public Decision tryAcquire(String key, long cost) {
-        Decision neverFits = neverFits(cost);
-        return reported(key, neverFits != null ? neverFits : decide(key, cost));
+        return tryAcquire(key, cost, null);
+    }
+
+    /**
+     * Decides one call under a plan, without waiting or throwing.
+     *
+     * @param key  the key to count the call for, not null
+     * @param cost permits the call takes, at least 1
+     * @param plan the plan whose tiers decide the call; {@code null} for the default tiers, and
+     *             a plan this limiter does not have is decided by them too
+     * @return the decision; when allowed, the call has been counted
+     * @throws StoreUnavailableException under {@link FailurePolicy#FAIL_CLOSED}, when the store
+     *         cannot decide
+     */
+    public Decision tryAcquire(String key, long cost, @Nullable String plan) {
+        TierSet tiers = tiersOf(plan);
+        Decision neverFits = neverFits(tiers, cost);
+        return reported(key, neverFits != null ? neverFits : decide(key, cost, tiers));
+    }
+
+    /** The tiers a call of this plan is decided by. */
+    private TierSet tiersOf(@Nullable String plan) {
+        Limits current = limits;
+        if (plan == null) {
+            return current.defaults;
+        }
+        TierSet planned = current.plans.get(plan);
+        if (planned != null) {
+            return planned;
+        }
+        for (RateLimitListener listener : listeners) {
+            listener.onUnknownPlan(this, plan);
+        }
+        if (loggedPlans.size() < 16 && loggedPlans.add(plan)) {
+            LOGGER.log(System.Logger.Level.WARNING, () -> "Rate limiter '" + name + "' has no plan '" + plan
+                    + "', so its default tiers decide the calls of that plan; its plans are " + current.plans.keySet());
+        }
+        return current.defaults;
     }
 
     /**
@@ -122,12 +176,12 @@ public final class RateLimiter {
      * client sent, is rejected without asking the store or counting it: the binding tier is the
      * longest of those the cost exceeds, and {@code retryAfter} its window.
      */
-    private @Nullable Decision neverFits(long cost) {
-        if (cost <= smallestLimit) {
+    private static @Nullable Decision neverFits(TierSet tiers, long cost) {
+        if (cost <= tiers.smallestLimit) {
             return null;
         }
         Tier binding = null;
-        for (Tier tier : tiers) {
+        for (Tier tier : tiers.list) {
             if (tier.limit() < cost && (binding == null || tier.window().compareTo(binding.window()) > 0)) {
                 binding = tier;
             }
@@ -135,18 +189,18 @@ public final class RateLimiter {
         return new Decision(false, binding.limit(), 0, binding.window(), binding.window(), binding.window());
     }
 
-    private Decision decide(String key, long cost) {
+    private Decision decide(String key, long cost, TierSet tiers) {
         Objects.requireNonNull(key, "key");
         InMemoryRateLimitStore inMemory = inMemoryStore;
         try {
-            // The tiers were checked when the limiter was built, and a cost within them needs no check.
-            return inMemory != null && cost >= 1 ? inMemory.decide(namespace, key, tiers, cost)
-                    : store.tryAcquire(storeKey(key), tiers, cost);
+            // The tiers were checked when they were set, and a cost within them needs no check.
+            return inMemory != null && cost >= 1 ? inMemory.decide(namespace, key, tiers.list, cost)
+                    : store.tryAcquire(storeKey(key), tiers.list, cost);
         } catch (RuntimeException e) {
             if (!isStoreFailure(e)) {
                 throw e;
             }
-            return whenStoreFailed(e, storeKey(key), cost);
+            return whenStoreFailed(e, storeKey(key), cost, tiers.list);
         }
     }
 
@@ -163,7 +217,7 @@ public final class RateLimiter {
      *
      * @throws StoreUnavailableException under {@link FailurePolicy#FAIL_CLOSED}
      */
-    private Decision whenStoreFailed(RuntimeException failure, String storeKey, long cost) {
+    private Decision whenStoreFailed(RuntimeException failure, String storeKey, long cost, List<Tier> tiers) {
         for (RateLimitListener listener : listeners) {
             listener.onStoreFailure(this, failure);
         }
@@ -225,12 +279,28 @@ public final class RateLimiter {
      * @see #acquire(String)
      */
     public Decision acquire(String key, long cost) {
-        Decision neverFits = neverFits(cost);
+        return acquire(key, cost, null);
+    }
+
+    /**
+     * Takes {@code cost} permits under a plan as this limiter's {@link OnLimit} says.
+     *
+     * @param key  the key to count the call for, not null
+     * @param cost permits the call takes, at least 1
+     * @param plan the plan whose tiers decide the call; {@code null} (or a plan this limiter
+     *             does not have) for the default tiers
+     * @return the admitting decision
+     * @throws RateLimitExceededException when the call is rejected
+     * @see #acquire(String)
+     */
+    public Decision acquire(String key, long cost, @Nullable String plan) {
+        TierSet tiers = tiersOf(plan);
+        Decision neverFits = neverFits(tiers, cost);
         if (neverFits != null) {
             throw rejection(key, reported(key, neverFits));
         }
         if (onLimit == OnLimit.REJECT) {
-            Decision decision = reported(key, decide(key, cost));
+            Decision decision = reported(key, decide(key, cost, tiers));
             if (decision.allowed()) {
                 return decision;
             }
@@ -239,7 +309,7 @@ public final class RateLimiter {
         Instant start = clock.instant();
         Instant deadline = start.plus(maxWait);
         // A caller that finds others waiting for this key gets in line behind them without asking.
-        Decision decision = waitLines.waiting(key) ? null : decide(key, cost);
+        Decision decision = waitLines.waiting(key) ? null : decide(key, cost, tiers);
         if (decision != null && waitBefore(decision, deadline) == null) {
             return outcome(key, decision, null);
         }
@@ -254,13 +324,13 @@ public final class RateLimiter {
                     turn.rejected(decision);
                     sleeper.sleep(waitBefore(decision, deadline));
                 }
-                decision = decide(key, cost);
+                decision = decide(key, cost, tiers);
             }
         } catch (InterruptedException e) {
             Decision latest = decision != null ? decision : turn.latestRejection();
             Thread.currentThread().interrupt();
             reportWait(start);
-            throw rejection(key, reported(key, latest != null ? latest : decide(key, cost)));
+            throw rejection(key, reported(key, latest != null ? latest : decide(key, cost, tiers)));
         } finally {
             waitLines.leave(turn);
         }
@@ -315,39 +385,57 @@ public final class RateLimiter {
      *         when the store cannot decide, {@link StoreUnavailableException})
      */
     public CompletionStage<Decision> acquireAsync(String key, long cost) {
-        Decision neverFits = neverFits(cost);
+        return acquireAsync(key, cost, null);
+    }
+
+    /**
+     * Takes {@code cost} permits under a plan as {@link #acquire(String, long, String)} does,
+     * without blocking the calling thread.
+     *
+     * @param key  the key to count the call for, not null
+     * @param cost permits the call takes, at least 1
+     * @param plan the plan whose tiers decide the call; {@code null} (or a plan this limiter
+     *             does not have) for the default tiers
+     * @return a stage completing with the admitting decision, or failing with
+     *         {@link RateLimitExceededException}
+     * @see #acquireAsync(String, long)
+     */
+    public CompletionStage<Decision> acquireAsync(String key, long cost, @Nullable String plan) {
+        TierSet tiers = tiersOf(plan);
+        Decision neverFits = neverFits(tiers, cost);
         if (neverFits != null) {
             return CompletableFuture.failedFuture(rejection(key, reported(key, neverFits)));
         }
         Instant start = clock.instant();
         Instant deadline = start.plus(maxWait);
         CompletionStage<@Nullable Decision> asked = waitLines.waiting(key)
-                ? CompletableFuture.completedFuture(null) : decideAsync(key, cost);
+                ? CompletableFuture.completedFuture(null) : decideAsync(key, cost, tiers);
         return asked.thenCompose(decision -> {
             if (decision != null && waitBefore(decision, deadline) == null) {
                 return outcomeAsync(key, decision, null);
             }
             WaitLines.Turn turn = waitLines.join(key, decision);
             // Handed over on another thread, so that a long line served at once never nests.
-            return turn.first.thenComposeAsync(othersFirst -> inLineAsync(key, cost, turn, othersFirst ? null : decision,
-                            deadline))
+            return turn.first.thenComposeAsync(othersFirst -> inLineAsync(key, cost, tiers, turn,
+                            othersFirst ? null : decision, deadline))
                     .whenComplete((done, failure) -> waitLines.leave(turn))
                     .thenCompose(done -> outcomeAsync(key, done, start));
         });
     }
 
     /** Asks the store as first in line, sleeping between asks, until a decision is final. */
-    private CompletionStage<Decision> inLineAsync(String key, long cost, WaitLines.Turn turn,
+    private CompletionStage<Decision> inLineAsync(String key, long cost, TierSet tiers, WaitLines.Turn turn,
                                                   @Nullable Decision decision, Instant deadline) {
         if (decision == null) {
-            return decideAsync(key, cost).thenCompose(decided -> inLineAsync(key, cost, turn, decided, deadline));
+            return decideAsync(key, cost, tiers)
+                    .thenCompose(decided -> inLineAsync(key, cost, tiers, turn, decided, deadline));
         }
         Duration wait = waitBefore(decision, deadline);
         if (wait == null) {
             return CompletableFuture.completedFuture(decision);
         }
         turn.rejected(decision);
-        return sleeper.sleepAsync(wait).thenCompose(ignored -> inLineAsync(key, cost, turn, null, deadline));
+        return sleeper.sleepAsync(wait).thenCompose(ignored -> inLineAsync(key, cost, tiers, turn, null, deadline));
     }
 
     private CompletionStage<Decision> outcomeAsync(String key, Decision decision, @Nullable Instant waitingSince) {
@@ -359,11 +447,11 @@ public final class RateLimiter {
     }
 
     /** Asks the store without blocking; a store failure takes the failure policy. */
-    private CompletionStage<Decision> decideAsync(String key, long cost) {
+    private CompletionStage<Decision> decideAsync(String key, long cost, TierSet tiers) {
         String storeKey = storeKey(key);
         CompletionStage<Decision> decided;
         try {
-            decided = store.tryAcquireAsync(storeKey, tiers, cost);
+            decided = store.tryAcquireAsync(storeKey, tiers.list, cost);
         } catch (RuntimeException e) {
             decided = CompletableFuture.failedFuture(e);
         }
@@ -376,7 +464,7 @@ public final class RateLimiter {
             RuntimeException storeFailure = cause instanceof RuntimeException runtime ? runtime
                     : new StoreUnavailableException(StoreUnavailableException.describe(cause, storeKey),
                             Duration.ofSeconds(1));
-            return whenStoreFailed(storeFailure, storeKey, cost);
+            return whenStoreFailed(storeFailure, storeKey, cost, tiers.list);
         });
     }
 
@@ -397,7 +485,8 @@ public final class RateLimiter {
      * Forgets what this limiter counted for a key, and any block of it, so that its next call is
      * decided as a fresh key's: how an operator unblocks a caller. The key is qualified by the
      * limiter's name as for decisions; the local fallback store forgets it too, if this limiter
-     * has one. The failure policy does not apply: a store that cannot be reached fails the call.
+     * has one. Its counts in the windows of every plan are forgotten too. The failure policy does
+     * not apply: a store that cannot be reached fails the call.
      *
      * @param key the key, as given to {@link #tryAcquire(String)}
      * @throws StoreUnavailableException when the store cannot be reached in time
@@ -405,12 +494,84 @@ public final class RateLimiter {
      */
     public void reset(String key) {
         String storeKey = storeKey(key);
+        List<Tier> everyWindow = limits.everyWindow();
         // The fallback first: while the store is down, it is what decides.
         RateLimitStore local = fallbackStore;
         if (local != null) {
-            local.reset(storeKey, tiers);
+            local.reset(storeKey, everyWindow);
         }
-        store.reset(storeKey, tiers);
+        store.reset(storeKey, everyWindow);
+    }
+
+    /**
+     * Replaces the default tiers, from the next call on. Counts are kept wherever a new tier has
+     * the algorithm and window of an old one: raising a limit mid-window admits the difference,
+     * lowering it admits no more than the new figure.
+     *
+     * @param tiers the new tiers
+     * @throws IllegalArgumentException when they are invalid, smaller than this limiter's cost,
+     *         or not supported by its store; the limiter is then unchanged
+     */
+    public void changeTiers(List<Tier> tiers) {
+        synchronized (this) {
+            Limits current = limits;
+            limits = checked(new Limits(tiers, current.plansAsLists()));
+        }
+    }
+
+    /**
+     * Adds a plan, or replaces its tiers, from the next call on; counts are kept as
+     * {@link #changeTiers(List)} keeps them.
+     *
+     * @param plan  the plan's name
+     * @param tiers its tiers
+     * @throws IllegalArgumentException when they are invalid; the limiter is then unchanged
+     */
+    public void changeTiers(String plan, List<Tier> tiers) {
+        Checks.name(plan);
+        synchronized (this) {
+            Limits current = limits;
+            Map<String, List<Tier>> plans = new LinkedHashMap<>(current.plansAsLists());
+            plans.put(plan, tiers);
+            limits = checked(new Limits(current.defaults.list, plans));
+        }
+    }
+
+    /**
+     * Replaces every plan, from the next call on: plans not in {@code plans} are gone, and their
+     * calls are decided by the default tiers.
+     *
+     * @param plans the tiers of each plan, by name
+     * @throws IllegalArgumentException when a plan's tiers are invalid; the limiter is then unchanged
+     */
+    public void changePlans(Map<String, List<Tier>> plans) {
+        synchronized (this) {
+            limits = checked(new Limits(limits.defaults.list, plans));
+        }
+    }
+
+    private Limits checked(Limits changed) {
+        check(store, onStoreFailure == FailurePolicy.LOCAL_FALLBACK ? fallbackStore : null, changed, cost);
+        return changed;
+    }
+
+    /**
+     * Checks tiers as every store checks a call's, with this limiter's cost, and whether the
+     * stores support them.
+     */
+    private static void check(RateLimitStore store, @Nullable RateLimitStore fallbackStore, Limits limits,
+                              long cost) {
+        try {
+            for (TierSet tiers : limits.all()) {
+                RateLimitStore.check(store, "", tiers.list, cost);
+                if (fallbackStore != null) {
+                    RateLimitStore.check(fallbackStore, "", tiers.list, cost);
+                }
+            }
+        } catch (UnsupportedOperationException e) {
+            throw new IllegalArgumentException(e.getMessage() + ": use tiers the store supports, or a store that"
+                    + " supports this one", e);
+        }
     }
 
     private String storeKey(String key) {
@@ -427,12 +588,21 @@ public final class RateLimiter {
     }
 
     /**
-     * The tiers every call must pass.
+     * The default tiers: those every call must pass unless its plan has others.
      *
      * @return the tiers, unmodifiable
      */
     public List<Tier> tiers() {
-        return tiers;
+        return limits.defaults.list;
+    }
+
+    /**
+     * The plans, each with the tiers that replace the default ones for its calls.
+     *
+     * @return the tiers by plan name, unmodifiable, in the order the plans were given
+     */
+    public Map<String, List<Tier>> plans() {
+        return limits.plansAsLists();
     }
 
     /**
@@ -473,7 +643,60 @@ public final class RateLimiter {
 
     @Override
     public String toString() {
-        return "RateLimiter '" + name + "' " + tiers + (onLimit == OnLimit.WAIT ? " waiting up to " + maxWait : "");
+        Limits current = limits;
+        return "RateLimiter '" + name + "' " + current.defaults.list
+                + (current.plans.isEmpty() ? "" : " plans " + current.plansAsLists()) + (onLimit == OnLimit.WAIT ? " waiting up to " + maxWait : "");
+    }
+
+    /** A set of tiers decided together, with its smallest limit. */
+    private static final class TierSet {
+
+        final List<Tier> list;
+        final long smallestLimit;
+
+        TierSet(List<Tier> tiers) {
+            this.list = List.copyOf(tiers);
+            this.smallestLimit = list.stream().mapToLong(Tier::limit).min().orElse(0);
+        }
+    }
+
+    /** The default tiers and the plans, as one version. */
+    private static final class Limits {
+
+        final TierSet defaults;
+        final Map<String, TierSet> plans;
+
+        Limits(List<Tier> defaults, Map<String, List<Tier>> plans) {
+            this.defaults = new TierSet(defaults);
+            Map<String, TierSet> sets = new LinkedHashMap<>();
+            plans.forEach((plan, tiers) -> sets.put(Objects.requireNonNull(plan, "plan"), new TierSet(tiers)));
+            this.plans = Collections.unmodifiableMap(sets);
+        }
+
+        List<TierSet> all() {
+            List<TierSet> all = new ArrayList<>(plans.values());
+            all.add(0, defaults);
+            return all;
+        }
+
+        Map<String, List<Tier>> plansAsLists() {
+            Map<String, List<Tier>> lists = new LinkedHashMap<>();
+            plans.forEach((plan, tiers) -> lists.put(plan, tiers.list));
+            return Collections.unmodifiableMap(lists);
+        }
+
+        /** One tier for each algorithm and window any plan counts in. */
+        List<Tier> everyWindow() {
+            List<Tier> windows = new ArrayList<>();
+            for (TierSet tiers : all()) {
+                for (Tier tier : tiers.list) {
+                    if (windows.stream().noneMatch(tier::sharesStateWith)) {
+                        windows.add(tier);
+                    }
+                }
+            }
+            return windows;
+        }
     }
 
     /** Configures a {@link RateLimiter}. Not thread-safe; build once and share the limiter. */
@@ -482,6 +705,7 @@ public final class RateLimiter {
         private @Nullable String name;
         private @Nullable RateLimitStore store;
         private final List<Tier> tiers = new ArrayList<>();
+        private final Map<String, List<Tier>> plans = new LinkedHashMap<>();
         private long cost = 1;
         private OnLimit onLimit = OnLimit.REJECT;
         private Duration maxWait = Duration.ZERO;
@@ -491,8 +715,38 @@ public final class RateLimiter {
         private FailurePolicy onStoreFailure = FailurePolicy.LOCAL_FALLBACK;
         private @Nullable RateLimitStore fallbackStore;
         private final List<RateLimitListener> listeners = new ArrayList<>();
+        private @Nullable RateLimiterRegistry registry;
 
         private Builder() {
+        }
+
+        /** A builder with a registry's defaults, whose limiter is registered there when built. */
+        Builder(RateLimiterRegistry registry) {
+            this.registry = registry;
+        }
+
+        /**
+         * Takes everything a definition says: name, tiers, plans, fixed cost, behaviour on
+         * limit, wait, message and, when it gives one, failure policy. Its key, cost and plan
+         * expressions are the caller's to evaluate.
+         *
+         * @param definition the definition
+         * @return this builder
+         */
+        public Builder definition(LimitDefinition definition) {
+            name(definition.name());
+            tiers(definition.tiers());
+            plans(definition.plans());
+            if (definition.fixedCost() != null) {
+                cost(definition.fixedCost());
+            }
+            onLimit(definition.onLimit());
+            maxWait(definition.maxWait());
+            message(definition.message());
+            if (definition.onStoreFailure() != null) {
+                onStoreFailure(definition.onStoreFailure());
+            }
+            return this;
         }
 
         /**
@@ -542,6 +796,30 @@ public final class RateLimiter {
         public Builder tiers(List<Tier> tiers) {
             this.tiers.clear();
             tiers.forEach(this::tier);
+            return this;
+        }
+
+        /**
+         * Adds a plan: tiers that replace the default ones for calls made under the plan.
+         *
+         * @param plan  the plan's name
+         * @param tiers its tiers
+         * @return this builder
+         */
+        public Builder plan(String plan, List<Tier> tiers) {
+            plans.put(Checks.name(plan), List.copyOf(tiers));
+            return this;
+        }
+
+        /**
+         * Replaces the plans.
+         *
+         * @param plans the tiers of each plan, by name
+         * @return this builder
+         */
+        public Builder plans(Map<String, List<Tier>> plans) {
+            this.plans.clear();
+            plans.forEach(this::plan);
             return this;
         }
 
@@ -652,12 +930,14 @@ public final class RateLimiter {
         }
 
         /**
-         * Builds the limiter.
+         * Builds the limiter; one from {@link RateLimiterRegistry#limiterBuilder()} is registered
+         * there too.
          *
          * @return the limiter
-         * @throws IllegalArgumentException when the definition is incomplete or inconsistent, or
+         * @throws IllegalArgumentException when the definition is incomplete or inconsistent,
          *         when its store (or, under {@link FailurePolicy#LOCAL_FALLBACK}, its fallback
-         *         store) cannot honour a tier ({@link RateLimitStore#supports})
+         *         store) cannot honour a tier ({@link RateLimitStore#supports}), or when its
+         *         registry has a limiter of its name
          */
         public RateLimiter build() {
             if (name == null || name.isBlank()) {
@@ -667,17 +947,14 @@ public final class RateLimiter {
                 throw new IllegalArgumentException("rate limiter '" + name + "' needs a store");
             }
             Checks.maxWait(onLimit, maxWait);
-            try {
-                // The tiers, the cost and whether the stores support the tiers: what stores check on every call.
-                RateLimitStore.check(store, "", tiers, cost);
-                if (onStoreFailure == FailurePolicy.LOCAL_FALLBACK && fallbackStore != null) {
-                    RateLimitStore.check(fallbackStore, "", tiers, cost);
-                }
-            } catch (UnsupportedOperationException e) {
-                throw new IllegalArgumentException(e.getMessage() + ": use tiers the store supports, or a store that"
-                        + " supports this one", e);
+            // The tiers, the cost and whether the stores support the tiers: what stores check on every call.
+            check(store, onStoreFailure == FailurePolicy.LOCAL_FALLBACK ? fallbackStore : null, new Limits(tiers, plans),
+                    cost);
+            RateLimiter limiter = new RateLimiter(this);
+            if (registry != null) {
+                registry.add(limiter, null);
             }
-            return new RateLimiter(this);
+            return limiter;
         }
     }
 }

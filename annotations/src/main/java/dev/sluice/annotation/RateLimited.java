@@ -242,4 +242,19 @@ public @interface RateLimited {
      * callers without it share one limit).
      */
     KeyErrorPolicy[] onKeyError() default {};
+
+    /**
+     * SpEL expression naming the plan of a call, decided per call: the limiter's plans
+     * (configured by name, Spring Boot: {@code sluice.limits.<name>.plans.<plan>.tiers}, or set
+     * in code) each replace its default tiers for the calls of that plan. Evaluated like
+     * {@link #key()}; a {@code null} value, or a plan the limiter does not have, leaves the
+     * call to the default tiers (the latter is logged and counted as an unknown plan). Counts
+     * belong to the key, not to the plan: a key that changes plan keeps what it used in each
+     * window the plans share. The tiers of one limiter agree on it.
+     *
+     * <p>Default: {@code ""}, every call takes the default tiers.
+     *
+     * <p>Example: {@code plan = "@tenants.planOf(#orgId)"}.
+     */
+    String plan() default "";
 }

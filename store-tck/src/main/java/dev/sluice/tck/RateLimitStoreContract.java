@@ -15,12 +15,14 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.sluice.Decision;
 import dev.sluice.RateLimitStore;
+import dev.sluice.RateLimiter;
 import dev.sluice.Tier;
 import dev.sluice.annotation.Algorithm;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
@@ -786,6 +788,88 @@ public abstract class RateLimitStoreContract {
             acquire(Tier.of(200, ofHours(1), algorithm));
 
             assertThat(admitUntilRejected(Tier.of(100, ofHours(1), algorithm))).isEqualTo(99);
+        }
+    }
+
+    /**
+     * A {@link RateLimiter} on the store under test, whose tiers change while it runs and whose
+     * calls name plans: counts are the key's, whatever tiers decide the next call.
+     */
+    @Nested
+    class LiveChangesAndPlans {
+
+        private RateLimiter limiter(Algorithm algorithm, long limit) {
+            return RateLimiter.builder().name("live").store(store).clock(clock)
+                    .tier(Tier.of(limit, ofHours(1), algorithm))
+                    .plan("pro", List.of(Tier.of(limit * 2, ofHours(1), algorithm)))
+                    .build();
+        }
+
+        private int admitUntilRejected(RateLimiter limiter, @Nullable String plan) {
+            int admitted = 0;
+            while (limiter.tryAcquire(key, 1, plan).allowed()) {
+                admitted++;
+                assertThat(admitted).as("calls admitted without a rejection").isLessThan(100_000);
+            }
+            return admitted;
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void aLimitRaisedMidWindowAdmitsTheDifference(Algorithm algorithm) {
+            assumeSupported(algorithm);
+            clock.alignTo(ofHours(1));
+            RateLimiter limiter = limiter(algorithm, 10);
+            assertThat(admitUntilRejected(limiter, null)).isEqualTo(10);
+
+            limiter.changeTiers(List.of(Tier.of(15, ofHours(1), algorithm)));
+            assertThat(limiter.tiers()).containsExactly(Tier.of(15, ofHours(1), algorithm));
+            assertThat(admitUntilRejected(limiter, null)).as("after the raise, in the same window").isEqualTo(5);
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void aLimitLoweredMidWindowAdmitsNoMoreThanItsFigure(Algorithm algorithm) {
+            assumeSupported(algorithm);
+            clock.alignTo(ofHours(1));
+            RateLimiter limiter = limiter(algorithm, 10);
+            for (int i = 0; i < 6; i++) {
+                assertThat(limiter.tryAcquire(key).allowed()).isTrue();
+            }
+
+            limiter.changeTiers(List.of(Tier.of(8, ofHours(1), algorithm)));
+            assertThat(admitUntilRejected(limiter, null)).as("after lowering 10 to 8, 6 used").isEqualTo(2);
+            limiter.changeTiers(List.of(Tier.of(4, ofHours(1), algorithm)));
+            assertThat(admitUntilRejected(limiter, null)).as("lowered below what was used").isZero();
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void aKeyUpgradedMidWindowKeepsWhatItUsedAndGetsTheDifference(Algorithm algorithm) {
+            assumeSupported(algorithm);
+            clock.alignTo(ofHours(1));
+            RateLimiter limiter = limiter(algorithm, 10);
+            assertThat(admitUntilRejected(limiter, null)).as("the default plan").isEqualTo(10);
+
+            assertThat(admitUntilRejected(limiter, "pro")).as("upgraded to 20 an hour, 10 used").isEqualTo(10);
+            assertThat(limiter.tryAcquire(key, 1, null).allowed()).as("downgraded again").isFalse();
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void aPlanChangedLiveDecidesTheNextCallOfThatPlanAndAnUnknownPlanTakesTheDefaultTiers(Algorithm algorithm) {
+            assumeSupported(algorithm);
+            clock.alignTo(ofHours(1));
+            RateLimiter limiter = limiter(algorithm, 10);
+            assertThat(admitUntilRejected(limiter, "unheard-of")).as("an unknown plan: the default tiers")
+                    .isEqualTo(10);
+
+            limiter.changeTiers("pro", List.of(Tier.of(12, ofHours(1), algorithm)));
+            assertThat(admitUntilRejected(limiter, "pro")).isEqualTo(2);
+            limiter.changePlans(Map.of("enterprise", List.of(Tier.of(13, ofHours(1), algorithm))));
+            assertThat(limiter.plans()).containsOnlyKeys("enterprise");
+            assertThat(admitUntilRejected(limiter, "pro")).as("a removed plan: the default tiers").isZero();
+            assertThat(admitUntilRejected(limiter, "enterprise")).isEqualTo(1);
         }
     }
 

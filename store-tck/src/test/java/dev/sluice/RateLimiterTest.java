@@ -10,15 +10,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.annotation.FailurePolicy;
 import dev.sluice.annotation.OnLimit;
+import dev.sluice.tck.ClockAdvancingSleeper;
+import dev.sluice.tck.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
@@ -28,25 +28,10 @@ import org.junit.jupiter.api.Test;
 
 class RateLimiterTest {
 
-    private final AtomicLong millis = new AtomicLong(Instant.parse("2300-01-01T00:00:00Z").toEpochMilli());
-    private final InstantSource clock = () -> Instant.ofEpochMilli(millis.get());
+    private final MutableClock clock = new MutableClock(Instant.parse("2300-01-01T00:00:00Z"));
     private final InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().clock(clock).build();
-    private final List<Duration> sleeps = new ArrayList<>();
-
-    /** Waits by moving the clock, and records every wait. */
-    private final Sleeper sleeper = new Sleeper() {
-        @Override
-        public void sleep(Duration duration) {
-            sleeps.add(duration);
-            millis.addAndGet(duration.toMillis());
-        }
-
-        @Override
-        public CompletionStage<Void> sleepAsync(Duration duration) {
-            sleep(duration);
-            return CompletableFuture.completedFuture(null);
-        }
-    };
+    private final ClockAdvancingSleeper sleeper = new ClockAdvancingSleeper(clock);
+    private final List<Duration> sleeps = sleeper.sleeps();
 
     private RateLimiter.Builder limiter(String name) {
         return RateLimiter.builder().name(name).store(store).clock(clock).sleeper(sleeper);
@@ -62,7 +47,7 @@ class RateLimiterTest {
 
         @Test
         void throwsACheapExceptionNamingTheLimiterAndTheWaitButNotTheKey() {
-            millis.set(Instant.parse("2300-01-01T00:00:15Z").toEpochMilli());
+            clock.set(Instant.parse("2300-01-01T00:00:15Z"));
             twoPerMinute.acquire("+4420790000");
             twoPerMinute.acquire("+4420790000");
 
@@ -184,7 +169,7 @@ class RateLimiterTest {
                         store.tryAcquire("contended:k", List.of(onePerSecond), 1);
                     })
                     .build();
-            millis.set(Instant.parse("2300-01-01T00:00:00.500Z").toEpochMilli());
+            clock.set(Instant.parse("2300-01-01T00:00:00.500Z"));
             contended.acquire("k");
 
             assertThatThrownBy(() -> contended.acquire("k")).isInstanceOf(RateLimitExceededException.class);
@@ -376,10 +361,10 @@ class RateLimiterTest {
                 open.tryAcquire("+447700900123");
                 for (int i = 0; i < 1_000; i++) {
                     open.tryAcquire("+447700900123");
-                    millis.addAndGet(9);
+                    clock.advanceMillis(9);
                 }
                 // 9 s after the first line: still within the interval.
-                millis.addAndGet(1_000);
+                clock.advanceMillis(1_000);
                 open.tryAcquire("+447700900123");
                 open.acquireAsync("+447700900123").toCompletableFuture().join();
             });

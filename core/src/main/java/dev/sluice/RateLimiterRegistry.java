@@ -1,0 +1,286 @@
+package dev.sluice;
+
+import dev.sluice.annotation.FailurePolicy;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentSkipListMap;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Every limiter of an application by name, and the settings they are built with: one store, one
+ * clock, one sleeper, one default failure policy and local fallback store, and the listeners
+ * (metrics, statistics) every limiter reports to. Annotated methods, configured HTTP rules and
+ * limiters built in code all live here, so that whatever reads the registry (metrics, the
+ * actuator endpoint, live changes) treats them alike.
+ *
+ * <pre class="code">
+ * RateLimiterRegistry registry = RateLimiterRegistry.builder().store(store).build();
+ * RateLimiter partner = registry.limiterBuilder()
+ *         .name("partner-api")
+ *         .tier(Tier.of(100, Duration.ofSeconds(1), Algorithm.TOKEN_BUCKET))
+ *         .build();                                  // registered under its name
+ * registry.find("partner-api").orElseThrow().changeTiers(List.of(
+ *         Tier.of(200, Duration.ofSeconds(1), Algorithm.TOKEN_BUCKET)));   // live, counts kept
+ * </pre>
+ *
+ * <p>A name belongs to one limiter. Registering a definition under a name taken by an equal
+ * definition (two methods sharing a named limiter) returns the limiter already there; anything
+ * else under a taken name is refused. Thread-safe.
+ */
+public final class RateLimiterRegistry {
+
+    private final RateLimitStore store;
+    private final InstantSource clock;
+    private final Sleeper sleeper;
+    private final FailurePolicy onStoreFailure;
+    private final RateLimitStore fallbackStore;
+    private final List<RateLimitListener> listeners;
+    private final Map<String, Registered> limiters = new ConcurrentSkipListMap<>();
+
+    private RateLimiterRegistry(Builder builder) {
+        this.clock = builder.clock;
+        this.store = builder.store != null ? builder.store : InMemoryRateLimitStore.builder().clock(clock).build();
+        this.sleeper = builder.sleeper;
+        this.onStoreFailure = builder.onStoreFailure;
+        this.fallbackStore = builder.fallbackStore != null ? builder.fallbackStore
+                : InMemoryRateLimitStore.builder().clock(clock).build();
+        this.listeners = List.copyOf(builder.listeners);
+    }
+
+    /**
+     * Starts a registry; every setting has a default.
+     *
+     * @return a builder
+     */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A limiter and the definition it was registered with, if any. */
+    private record Registered(RateLimiter limiter, @Nullable LimitDefinition definition) {
+    }
+
+    /**
+     * A limiter builder with this registry's store, clock, sleeper, failure policy, fallback
+     * store and listeners, each of which may still be changed; the limiter it builds is
+     * registered here.
+     *
+     * @return the builder; give it a name and tiers
+     */
+    public RateLimiter.Builder limiterBuilder() {
+        return preset(new RateLimiter.Builder(this));
+    }
+
+    /**
+     * The limiter a definition describes, built with this registry's settings and registered;
+     * or the one registered already under its name, if that was registered with an equal
+     * definition (key, cost, plan and key-error policy aside, which belong to each caller).
+     *
+     * @param definition the definition
+     * @return the registered limiter
+     * @throws IllegalArgumentException when the limiter cannot be built, or its name is taken
+     *         by a different limiter
+     */
+    public RateLimiter register(LimitDefinition definition) {
+        synchronized (limiters) {
+            Registered existing = limiters.get(definition.name());
+            if (existing != null && existing.definition != null && sameLimiter(existing.definition, definition)) {
+                return existing.limiter;
+            }
+            RateLimiter limiter = preset(RateLimiter.builder()).definition(definition).build();
+            add(limiter, definition);
+            return limiter;
+        }
+    }
+
+    /** Registers a built limiter; fails when its name is taken. */
+    void add(RateLimiter limiter, @Nullable LimitDefinition definition) {
+        synchronized (limiters) {
+            Registered existing = limiters.get(limiter.name());
+            if (existing != null) {
+                throw new IllegalArgumentException("a rate limiter named '" + limiter.name() + "' is registered"
+                        + " already, " + (existing.definition != null && definition != null
+                        ? "with other settings (" + existing.limiter + ")" : "") + "; give each limiter its own name");
+            }
+            limiters.put(limiter.name(), new Registered(limiter, definition));
+        }
+    }
+
+    private static boolean sameLimiter(LimitDefinition one, LimitDefinition other) {
+        return one.tiers().equals(other.tiers()) && one.plans().equals(other.plans())
+                && Objects.equals(one.fixedCost(), other.fixedCost()) && one.onLimit() == other.onLimit()
+                && one.maxWait().equals(other.maxWait()) && one.message().equals(other.message())
+                && one.onStoreFailure() == other.onStoreFailure();
+    }
+
+    private RateLimiter.Builder preset(RateLimiter.Builder builder) {
+        builder.store(store).clock(clock).sleeper(sleeper).onStoreFailure(onStoreFailure).fallbackStore(fallbackStore);
+        listeners.forEach(builder::listener);
+        return builder;
+    }
+
+    /**
+     * The limiter of a name.
+     *
+     * @param name the limiter's name
+     * @return the limiter, or empty when none has the name
+     */
+    public Optional<RateLimiter> find(String name) {
+        Registered registered = limiters.get(name);
+        return registered == null ? Optional.empty() : Optional.of(registered.limiter);
+    }
+
+    /**
+     * Every registered limiter.
+     *
+     * @return the limiters, ordered by name
+     */
+    public Collection<RateLimiter> limiters() {
+        List<RateLimiter> all = new ArrayList<>();
+        limiters.values().forEach(registered -> all.add(registered.limiter));
+        return List.copyOf(all);
+    }
+
+    /**
+     * The store limiters built here decide with.
+     *
+     * @return the store
+     */
+    public RateLimitStore store() {
+        return store;
+    }
+
+    /**
+     * The store limiters built here fall back to under {@link FailurePolicy#LOCAL_FALLBACK}.
+     *
+     * @return the fallback store
+     */
+    public RateLimitStore fallbackStore() {
+        return fallbackStore;
+    }
+
+    /**
+     * The listeners every limiter built here reports to.
+     *
+     * @return the listeners, unmodifiable
+     */
+    public List<RateLimitListener> listeners() {
+        return listeners;
+    }
+
+    /**
+     * The clock limiters built here measure waits with.
+     *
+     * @return the clock
+     */
+    public InstantSource clock() {
+        return clock;
+    }
+
+    /** Configures a {@link RateLimiterRegistry}. Not thread-safe; build once. */
+    public static final class Builder {
+
+        private @Nullable RateLimitStore store;
+        private InstantSource clock = InstantSource.system();
+        private Sleeper sleeper = Sleeper.system();
+        private FailurePolicy onStoreFailure = FailurePolicy.LOCAL_FALLBACK;
+        private @Nullable RateLimitStore fallbackStore;
+        private final List<RateLimitListener> listeners = new ArrayList<>();
+
+        private Builder() {
+        }
+
+        /**
+         * Where counts are kept.
+         *
+         * @param store default: an {@link InMemoryRateLimitStore} reading this builder's clock
+         * @return this builder
+         */
+        public Builder store(RateLimitStore store) {
+            this.store = Objects.requireNonNull(store, "store");
+            return this;
+        }
+
+        /**
+         * The store given so far, for a customizer that wraps it.
+         *
+         * @return the store, or {@code null} for the default
+         */
+        public @Nullable RateLimitStore store() {
+            return store;
+        }
+
+        /**
+         * The clock measuring waits (and, for the default stores, deciding).
+         *
+         * @param clock default the system clock
+         * @return this builder
+         */
+        public Builder clock(InstantSource clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * How {@code WAIT} limits wait.
+         *
+         * @param sleeper default {@link Sleeper#system()}
+         * @return this builder
+         */
+        public Builder sleeper(Sleeper sleeper) {
+            this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
+            return this;
+        }
+
+        /**
+         * What a limiter's calls do when the store cannot decide them, unless its definition
+         * says otherwise.
+         *
+         * @param onStoreFailure default {@link FailurePolicy#LOCAL_FALLBACK}
+         * @return this builder
+         */
+        public Builder onStoreFailure(FailurePolicy onStoreFailure) {
+            this.onStoreFailure = Objects.requireNonNull(onStoreFailure, "onStoreFailure");
+            return this;
+        }
+
+        /**
+         * The store every limiter falls back to under {@link FailurePolicy#LOCAL_FALLBACK};
+         * keys are qualified by each limiter's name.
+         *
+         * @param fallbackStore default: one {@link InMemoryRateLimitStore} on this builder's
+         *                      clock, shared by all limiters
+         * @return this builder
+         */
+        public Builder fallbackStore(RateLimitStore fallbackStore) {
+            this.fallbackStore = Objects.requireNonNull(fallbackStore, "fallbackStore");
+            return this;
+        }
+
+        /**
+         * Adds a listener every limiter built here reports its outcomes, store failures, waits
+         * and unknown plans to.
+         *
+         * @param listener the listener
+         * @return this builder
+         */
+        public Builder listener(RateLimitListener listener) {
+            listeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
+        /**
+         * Builds the registry.
+         *
+         * @return an empty registry
+         */
+        public RateLimiterRegistry build() {
+            return new RateLimiterRegistry(this);
+        }
+    }
+}

@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.InMemoryRateLimitStore;
+import dev.sluice.RateLimiterRegistry;
 import dev.sluice.RateLimitExceededException;
 import dev.sluice.Sleeper;
 import dev.sluice.aop.MethodRateLimiter;
 import dev.sluice.aop.RateLimitedAspect;
+import dev.sluice.tck.ClockAdvancingSleeper;
 import dev.sluice.tck.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
@@ -21,18 +23,17 @@ import org.junit.jupiter.api.Test;
 class WovenLimitsTest {
 
     private final MutableClock clock = new MutableClock(Instant.parse("2600-06-01T12:00:00.250Z"));
-    private final List<Duration> sleeps = new ArrayList<>();
+    private final ClockAdvancingSleeper sleeper = new ClockAdvancingSleeper(clock);
+    private final List<Duration> sleeps = sleeper.sleeps();
 
     @BeforeEach
     void configureTheWovenAspect() {
-        Sleeper sleeper = duration -> {
-            sleeps.add(duration);
-            clock.advance(duration);
-        };
         RateLimitedAspect.aspectOf().setMethodRateLimiter(MethodRateLimiter.builder()
-                .store(InMemoryRateLimitStore.builder().clock(clock).build())
-                .clock(clock)
-                .sleeper(sleeper)
+                .registry(RateLimiterRegistry.builder()
+                        .store(InMemoryRateLimitStore.builder().clock(clock).build())
+                        .clock(clock)
+                        .sleeper(sleeper)
+                        .build())
                 .build());
     }
 

@@ -4,7 +4,6 @@ import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.Type;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -90,9 +89,7 @@ final class Expressions {
                     "'" + text + "' is not a valid SpEL expression: " + e.getMessage(), e);
         }
         Set<String> known = knownVariables(method);
-        List<String> used = new ArrayList<>();
-        collectVariables(expression.getAST(), used);
-        for (String name : used) {
+        for (String name : RateLimitVariables.referencedBy(expression)) {
             if (!known.contains(name)) {
                 throw RateLimitConfigurationException.invalid(method, attribute, "'" + text + "' refers to #" + name
                         + ", which is not a parameter of the method nor a known variable (known: "
@@ -337,16 +334,6 @@ final class Expressions {
         known.add("this");
         known.addAll(variables.names());
         return known;
-    }
-
-    private static void collectVariables(SpelNode node, List<String> names) {
-        if (node instanceof VariableReference) {
-            // VariableReference has no name accessor; its AST form is "#name".
-            names.add(node.toStringAST().substring(1));
-        }
-        for (int i = 0; i < node.getChildCount(); i++) {
-            collectVariables(node.getChild(i), names);
-        }
     }
 
     /**

@@ -58,7 +58,7 @@ final class LimitDefinitionParser {
 
     /** A limiter as parsed: its definition and its parsed expressions. */
     record ParsedLimit(LimitDefinition definition, @Nullable MethodExpression key, @Nullable MethodExpression cost,
-                       long fixedCost, boolean defaultName) {
+                       @Nullable MethodExpression plan, long fixedCost, boolean defaultName) {
     }
 
     /** Whether a class carries {@code @RateLimited} anywhere, so that it is worth inspecting. */
@@ -208,11 +208,13 @@ final class LimitDefinitionParser {
         } else {
             cost = expressions.parse(method, "cost", costText);
         }
+        String planText = agreed(method, "plan", group, RateLimited::plan, "").trim();
+        MethodExpression plan = planText.isEmpty() ? null : expressions.parse(method, "plan", planText);
 
         try {
             LimitDefinition definition = new LimitDefinition(name, keyText, tiers, costText, onLimit, maxWait, message,
-                    onStoreFailure, onKeyError);
-            return new ParsedLimit(definition, key, cost, fixedCost, defaultName);
+                    onStoreFailure, onKeyError, planText, overrides.plans(name));
+            return new ParsedLimit(definition, key, cost, plan, fixedCost, defaultName);
         } catch (IllegalArgumentException e) {
             throw RateLimitConfigurationException.invalid(method, "limiter '" + name + "'", "is inconsistent: "
                     + e.getMessage(), e);

@@ -2,6 +2,7 @@ package dev.sluice.aop;
 
 import dev.sluice.Tier;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -22,6 +23,17 @@ public interface LimitOverrides {
      * @return the configured tiers, or empty to keep the annotation's
      */
     Optional<List<Tier>> tiers(String limiterName);
+
+    /**
+     * The plans configured for a limiter, each with the tiers that replace the default ones for
+     * the calls of that plan.
+     *
+     * @param limiterName the limiter's name
+     * @return the tiers by plan name; empty when none are configured
+     */
+    default Map<String, List<Tier>> plans(String limiterName) {
+        return Map.of();
+    }
 
     /**
      * Whether a limiter is on. A limiter that is off lets every call through.

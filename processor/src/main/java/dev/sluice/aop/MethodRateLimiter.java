@@ -1,18 +1,14 @@
 package dev.sluice.aop;
 
 import dev.sluice.Decision;
-import dev.sluice.InMemoryRateLimitStore;
 import dev.sluice.RateLimitExceededException;
 import dev.sluice.RateLimitListener;
-import dev.sluice.RateLimitStore;
 import dev.sluice.RateLimiter;
-import dev.sluice.Sleeper;
-import dev.sluice.annotation.FailurePolicy;
+import dev.sluice.RateLimiterRegistry;
 import dev.sluice.annotation.KeyErrorPolicy;
 import dev.sluice.aop.Expressions.MethodExpression;
 import dev.sluice.aop.LimitDefinitionParser.ParsedLimit;
 import java.lang.reflect.Method;
-import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -37,15 +33,17 @@ import org.springframework.util.ReflectionUtils;
 import org.springframework.util.StringValueResolver;
 
 /**
- * Applies the {@code @RateLimited} limits of a method to its calls: the engine behind
- * {@link RateLimitedAspect}, whichever way the aspect is applied (Spring AOP or AspectJ
- * weaving). Each method's annotations are parsed, validated and turned into
- * {@link RateLimiter}s once per method and target class; each call then evaluates the key and
- * cost expressions and asks the limiters in declaration order.
+ * Applies the {@code @RateLimited} limits of a method to its calls: the engine behind Spring
+ * proxies (the advisor {@code @EnableRateLimiting} registers) and {@link RateLimitedAspect}
+ * (AspectJ weaving) alike. Each method's annotations are parsed and validated into {@link dev.sluice.LimitDefinition}s
+ * once per method and target class, and each definition is registered in the
+ * {@link RateLimiterRegistry}, which builds its {@link RateLimiter} with the registry's store,
+ * clock and policies; each call then evaluates the key, cost and plan expressions and asks the
+ * limiters in declaration order.
  *
  * <pre class="code">
  * MethodRateLimiter limits = MethodRateLimiter.builder()
- *         .store(RedissonRateLimitStore.builder(redisson).build())
+ *         .registry(RateLimiterRegistry.builder().store(RedissonRateLimitStore.builder(redisson).build()).build())
  *         .build();
  * RateLimitedAspect.aspectOf().setMethodRateLimiter(limits);   // AspectJ weaving without Spring
  * </pre>
@@ -75,12 +73,7 @@ public final class MethodRateLimiter {
         @Nullable Object proceed() throws Throwable;
     }
 
-    private final RateLimitStore store;
-    private final InstantSource clock;
-    private final Sleeper sleeper;
-    private final FailurePolicy onStoreFailure;
-    private final RateLimitStore fallbackStore;
-    private final List<RateLimitListener> listeners;
+    private final RateLimiterRegistry registry;
     private final List<CallScopedListener> callScopedListeners;
     private final KeyErrorPolicy onKeyError;
     private final Expressions expressions;
@@ -91,13 +84,7 @@ public final class MethodRateLimiter {
     private final Map<String, Class<?>> defaultNames = new ConcurrentHashMap<>();
 
     private MethodRateLimiter(Builder builder) {
-        this.clock = builder.clock;
-        this.store = builder.store != null ? builder.store : InMemoryRateLimitStore.builder().clock(clock).build();
-        this.sleeper = builder.sleeper;
-        this.onStoreFailure = builder.onStoreFailure;
-        this.fallbackStore = builder.fallbackStore != null ? builder.fallbackStore
-                : InMemoryRateLimitStore.builder().clock(clock).build();
-        this.listeners = List.copyOf(builder.listeners);
+        this.registry = builder.registry != null ? builder.registry : RateLimiterRegistry.builder().build();
         this.callScopedListeners = List.copyOf(builder.callScopedListeners);
         this.onKeyError = builder.onKeyError;
         this.expressions = new Expressions(builder.variables, builder.beanResolver);
@@ -154,19 +141,22 @@ public final class MethodRateLimiter {
         for (MethodLimit limit : methodLimits.limits) {
             String key;
             long cost;
+            String plan;
             try {
                 key = limit.key(args, context);
                 cost = limit.cost(args, context);
+                plan = limit.plan(args, context);
             } catch (RateLimitKeyException error) {
                 if (!limit.sharesKeyAfter(error)) {
                     continue;
                 }
                 key = KEY_OF_FAILED_EXPRESSIONS;
                 cost = 1;
+                plan = null;
             }
             Decision decision;
             try {
-                decision = limit.limiter.acquire(key, cost);
+                decision = limit.limiter.acquire(key, cost, plan);
             } catch (RateLimitExceededException rejection) {
                 tell(heard, limit.limiter, key, rejection.decision());
                 throw rejection;
@@ -231,9 +221,11 @@ public final class MethodRateLimiter {
         for (MethodLimit limit : methodLimits) {
             String counted;
             long permits;
+            String planned;
             try {
                 counted = limit.key(args, context);
                 permits = limit.cost(args, context);
+                planned = limit.plan(args, context);
             } catch (RateLimitKeyException error) {
                 try {
                     if (!limit.sharesKeyAfter(error)) {
@@ -244,10 +236,12 @@ public final class MethodRateLimiter {
                 }
                 counted = KEY_OF_FAILED_EXPRESSIONS;
                 permits = 1;
+                planned = null;
             }
             String key = counted;
             long cost = permits;
-            admitted = admitted.thenCompose(previous -> limit.limiter.acquireAsync(key, cost)
+            String plan = planned;
+            admitted = admitted.thenCompose(previous -> limit.limiter.acquireAsync(key, cost, plan)
                     .whenComplete((decision, failure) -> {
                         Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                                 ? failure.getCause() : failure;
@@ -298,7 +292,17 @@ public final class MethodRateLimiter {
     }
 
     /**
-     * Every limiter parsed so far, once each by name: under Spring, after start-up, all of them.
+     * The registry every limiter of this method rate limiter lives in.
+     *
+     * @return the registry
+     */
+    public RateLimiterRegistry registry() {
+        return registry;
+    }
+
+    /**
+     * Every limiter of an annotated method parsed so far, once each by name: under Spring, after
+     * start-up, all of them. The {@linkplain #registry() registry} holds these and any others.
      *
      * @return the limiters, in no particular order
      */
@@ -330,34 +334,22 @@ public final class MethodRateLimiter {
                             + " of them a name");
                 }
             }
-            RateLimiter.Builder limiter = RateLimiter.builder();
             try {
-                limiter.name(name);
+                RateLimiter.builder().name(name);
             } catch (IllegalArgumentException e) {
                 throw RateLimitConfigurationException.invalid(method, "limiter", e.getMessage() + (parsed.defaultName()
                         ? "; it is the default name, made of the class and method names: give the limiter a name"
                         : ""), e);
             }
-            limiter.store(store)
-                    .tiers(parsed.definition().tiers())
-                    .cost(parsed.fixedCost())
-                    .onLimit(parsed.definition().onLimit())
-                    .maxWait(parsed.definition().maxWait())
-                    .message(parsed.definition().message())
-                    .clock(clock)
-                    .sleeper(sleeper)
-                    .onStoreFailure(Objects.requireNonNullElse(parsed.definition().onStoreFailure(), onStoreFailure))
-                    .fallbackStore(fallbackStore);
-            listeners.forEach(limiter::listener);
             RateLimiter rateLimiter;
             try {
-                rateLimiter = limiter.build();
+                rateLimiter = registry.register(parsed.definition());
             } catch (IllegalArgumentException e) {
                 throw RateLimitConfigurationException.invalid(method, "limiter '" + name + "'", "cannot be built: "
                         + e.getMessage(), e);
             }
-            built.add(new MethodLimit(method, rateLimiter, parsed.key(), parsed.cost(), parsed.fixedCost(),
-                    Objects.requireNonNullElse(parsed.definition().onKeyError(), onKeyError), listeners));
+            built.add(new MethodLimit(method, rateLimiter, parsed.key(), parsed.cost(), parsed.plan(), parsed.fixedCost(),
+                    Objects.requireNonNullElse(parsed.definition().onKeyError(), onKeyError), registry));
         }
         return new MethodLimits(method, built.toArray(new MethodLimit[0]), expressions.arguments(method));
     }
@@ -381,6 +373,7 @@ public final class MethodRateLimiter {
             for (MethodLimit limit : limits) {
                 needs |= limit.key != null && limit.key.needsContext();
                 needs |= limit.cost != null && limit.cost.needsContext();
+                needs |= limit.plan != null && limit.plan.needsContext();
             }
             this.needsContext = needs;
             Class<?> returnType = method.getReturnType();
@@ -394,8 +387,8 @@ public final class MethodRateLimiter {
 
     /** One limiter of a method with its parsed expressions, and what a call does when they fail. */
     private record MethodLimit(Method method, RateLimiter limiter, @Nullable MethodExpression key,
-                               @Nullable MethodExpression cost, long fixedCost, KeyErrorPolicy onKeyError,
-                               List<RateLimitListener> listeners) {
+                               @Nullable MethodExpression cost, @Nullable MethodExpression plan, long fixedCost,
+                               KeyErrorPolicy onKeyError, RateLimiterRegistry registry) {
 
         /**
          * What a call whose key or cost expression failed does, as the limiter's
@@ -405,7 +398,7 @@ public final class MethodRateLimiter {
          * @throws RateLimitKeyException under {@link KeyErrorPolicy#REJECT}
          */
         boolean sharesKeyAfter(RateLimitKeyException error) {
-            for (RateLimitListener listener : listeners) {
+            for (RateLimitListener listener : registry.listeners()) {
                 listener.onKeyError(limiter, error);
             }
             return switch (onKeyError) {
@@ -433,6 +426,19 @@ public final class MethodRateLimiter {
                         + (text == null ? "null" : "a blank string") + "; a key must identify the caller", null);
             }
             return text;
+        }
+
+        /** The plan of a call; {@code null} for the default tiers. */
+        @Nullable String plan(@Nullable Object[] args, @Nullable EvaluationContext context) {
+            if (plan == null) {
+                return null;
+            }
+            try {
+                Object value = plan.value(args, context);
+                return value == null ? null : value.toString();
+            } catch (RuntimeException e) {
+                throw failed("plan", plan, e);
+            }
         }
 
         /** The permits a call takes. */
@@ -473,31 +479,15 @@ public final class MethodRateLimiter {
     /** Configures a {@link MethodRateLimiter}. Not thread-safe; build once. */
     public static final class Builder {
 
-        private @Nullable RateLimitStore store;
-        private InstantSource clock = InstantSource.system();
-        private Sleeper sleeper = Sleeper.system();
+        private @Nullable RateLimiterRegistry registry;
         private StringValueResolver placeholders = new StandardEnvironment()::resolveRequiredPlaceholders;
         private LimitOverrides overrides = LimitOverrides.NONE;
         private RateLimitVariables variables = RateLimitVariables.NONE;
         private @Nullable BeanResolver beanResolver;
-        private FailurePolicy onStoreFailure = FailurePolicy.LOCAL_FALLBACK;
         private KeyErrorPolicy onKeyError = KeyErrorPolicy.REJECT;
-        private @Nullable RateLimitStore fallbackStore;
-        private final List<RateLimitListener> listeners = new ArrayList<>();
         private final List<CallScopedListener> callScopedListeners = new ArrayList<>();
 
         private Builder() {
-        }
-
-        /**
-         * Adds a listener told of every limiter's outcomes, store failures and waits.
-         *
-         * @param listener the listener
-         * @return this builder
-         */
-        public Builder listener(RateLimitListener listener) {
-            listeners.add(Objects.requireNonNull(listener, "listener"));
-            return this;
         }
 
         /**
@@ -513,35 +503,14 @@ public final class MethodRateLimiter {
         }
 
         /**
-         * Where counts are kept.
+         * The registry the limiters are built and registered in, which gives them their store,
+         * clock, sleeper, failure policy and listeners.
          *
-         * @param store default: an {@link InMemoryRateLimitStore} reading this builder's clock
+         * @param registry default: a registry of its own, deciding in memory
          * @return this builder
          */
-        public Builder store(RateLimitStore store) {
-            this.store = Objects.requireNonNull(store, "store");
-            return this;
-        }
-
-        /**
-         * The clock measuring waits (and, for the default store, deciding).
-         *
-         * @param clock default the system clock
-         * @return this builder
-         */
-        public Builder clock(InstantSource clock) {
-            this.clock = Objects.requireNonNull(clock, "clock");
-            return this;
-        }
-
-        /**
-         * How {@code WAIT} limits wait.
-         *
-         * @param sleeper default {@link Sleeper#system()}
-         * @return this builder
-         */
-        public Builder sleeper(Sleeper sleeper) {
-            this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
+        public Builder registry(RateLimiterRegistry registry) {
+            this.registry = Objects.requireNonNull(registry, "registry");
             return this;
         }
 
@@ -558,18 +527,6 @@ public final class MethodRateLimiter {
         }
 
         /**
-         * What a limiter's calls do when the store cannot decide them, unless its annotation
-         * says otherwise ({@code onStoreFailure}).
-         *
-         * @param onStoreFailure default {@link FailurePolicy#LOCAL_FALLBACK}
-         * @return this builder
-         */
-        public Builder onStoreFailure(FailurePolicy onStoreFailure) {
-            this.onStoreFailure = Objects.requireNonNull(onStoreFailure, "onStoreFailure");
-            return this;
-        }
-
-        /**
          * What a limiter's calls do when their key or cost expression gives no value, unless
          * its annotation says otherwise ({@code onKeyError}).
          *
@@ -578,18 +535,6 @@ public final class MethodRateLimiter {
          */
         public Builder onKeyError(KeyErrorPolicy onKeyError) {
             this.onKeyError = Objects.requireNonNull(onKeyError, "onKeyError");
-            return this;
-        }
-
-        /**
-         * The store every limiter falls back to under {@link FailurePolicy#LOCAL_FALLBACK}.
-         *
-         * @param fallbackStore default: one {@link InMemoryRateLimitStore} on this builder's
-         *                      clock, shared by all limiters
-         * @return this builder
-         */
-        public Builder fallbackStore(RateLimitStore fallbackStore) {
-            this.fallbackStore = Objects.requireNonNull(fallbackStore, "fallbackStore");
             return this;
         }
 

@@ -1,7 +1,12 @@
 package dev.sluice.aop;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
+import org.springframework.expression.spel.SpelNode;
+import org.springframework.expression.spel.ast.VariableReference;
+import org.springframework.expression.spel.standard.SpelExpression;
 
 /**
  * Extra variables for {@code key} and {@code cost} expressions, such as {@code #ip} and
@@ -38,4 +43,27 @@ public interface RateLimitVariables {
      * @return the value, or {@code null} when there is none (outside a web request, say)
      */
     @Nullable Object value(String name);
+
+    /**
+     * The variables an expression refers to ({@code #name}), in the order they appear, so that
+     * an expression naming a variable nobody provides can be refused when the application starts.
+     *
+     * @param expression a parsed expression
+     * @return the names, without {@code #}
+     */
+    static List<String> referencedBy(SpelExpression expression) {
+        List<String> names = new ArrayList<>();
+        collect(expression.getAST(), names);
+        return names;
+    }
+
+    private static void collect(SpelNode node, List<String> names) {
+        if (node instanceof VariableReference) {
+            // VariableReference has no name accessor; its AST form is "#name".
+            names.add(node.toStringAST().substring(1));
+        }
+        for (int i = 0; i < node.getChildCount(); i++) {
+            collect(node.getChild(i), names);
+        }
+    }
 }

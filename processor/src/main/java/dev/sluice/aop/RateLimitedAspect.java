@@ -12,9 +12,11 @@ import org.springframework.aop.support.AopUtils;
 
 /**
  * Limits calls to methods carrying {@code @RateLimited}: directly, through a meta-annotation,
- * or, for public methods, on their class. The same aspect serves Spring AOP (registered by
- * {@code @EnableRateLimiting} or the Spring Boot starter) and AspectJ weaving, compile-time or
- * load-time; all the work is done by a {@link MethodRateLimiter}.
+ * or, for public methods, on their class. This aspect is for AspectJ weaving, compile-time or
+ * load-time; all the work is done by a {@link MethodRateLimiter}. Spring proxies do not use it:
+ * {@code @EnableRateLimiting} and the Spring Boot starter register
+ * {@code dev.sluice.config.RateLimitingAdvisor}, whose pointcut matches the methods this
+ * aspect's does without AspectJ's weaver, and which delegates to a {@link MethodRateLimiter} too.
  *
  * <p>Woven code uses AspectJ's singleton, {@code RateLimitedAspect.aspectOf()} (which the AspectJ
  * compiler adds to this class), so configure that instance:
@@ -24,8 +26,8 @@ import org.springframework.aop.support.AopUtils;
  * </pre>
  *
  * <p>Unconfigured, it limits with an in-memory store and the system clock. Under Spring,
- * {@code @EnableRateLimiting} configures the same singleton, so woven and proxied beans share
- * one configuration.
+ * {@code @EnableRateLimiting(mode = AdviceMode.ASPECTJ)} configures the singleton with the
+ * context's engine, and registers no proxies, so that woven beans are not limited twice.
  */
 @Aspect
 public class RateLimitedAspect {

@@ -4,14 +4,15 @@ import dev.sluice.aop.MethodRateLimiter;
 
 /**
  * Adjusts the {@link MethodRateLimiter} that {@link EnableRateLimiting} (or the Spring Boot
- * starter) builds: every bean of this type is applied, in {@code @Order}, after the store, clock
- * and sleeper are set. The starter uses it for limits from configuration, {@code #ip} and
- * {@code #request}, metrics and response headers.
+ * starter) builds: every bean of this type is applied, in {@code @Order}, after its registry is
+ * set. The starter uses it for limits from configuration, {@code #ip} and {@code #request} and
+ * response headers. What every limiter shares (store, failure policy, listeners) is the
+ * registry's: see {@link RateLimiterRegistryCustomizer}.
  *
  * <pre class="code">
  * &#64;Bean
- * MethodRateLimiterCustomizer failOpen() {
- *     return builder -&gt; builder.onStoreFailure(FailurePolicy.FAIL_OPEN);
+ * MethodRateLimiterCustomizer sharedKeyOnErrors() {
+ *     return builder -&gt; builder.onKeyError(KeyErrorPolicy.SHARED_KEY);
  * }
  * </pre>
  */
@@ -21,7 +22,7 @@ public interface MethodRateLimiterCustomizer {
     /**
      * Adjusts the builder.
      *
-     * @param builder the builder, with store, clock and sleeper set
+     * @param builder the builder, with its registry set
      */
     void customize(MethodRateLimiter.Builder builder);
 }

@@ -2,7 +2,6 @@ package dev.sluice.config;
 
 import dev.sluice.aop.MethodRateLimiter;
 import dev.sluice.aop.RateLimitConfigurationException;
-import dev.sluice.aop.RateLimitedAspect;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.HashSet;
@@ -10,7 +9,6 @@ import java.util.Objects;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.Advisor;
-import org.springframework.aop.aspectj.AbstractAspectJAdvice;
 import org.springframework.aop.framework.Advised;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.FactoryBean;
@@ -88,7 +86,7 @@ public class RateLimitedBeanValidator implements SmartInitializingSingleton {
 
     private static void rejectLimitsProxiesCannotApply(MethodRateLimiter limiter, Class<?> targetClass,
                                                        String beanName, @Nullable Object bean) {
-        boolean advised = bean == null || advisedByRateLimitedAspect(bean);
+        boolean advised = bean == null || advisedByRateLimiting(bean);
         Set<Method> reachable = bean != null && AopUtils.isJdkDynamicProxy(bean)
                 ? methodsOfInterfaces(bean.getClass(), targetClass) : null;
         ReflectionUtils.doWithMethods(targetClass, method -> {
@@ -142,15 +140,14 @@ public class RateLimitedBeanValidator implements SmartInitializingSingleton {
         return null;
     }
 
-    /** Whether calls of the bean go through {@code RateLimitedAspect}. */
-    private static boolean advisedByRateLimitedAspect(Object bean) {
+    /** Whether calls of the bean go through the {@link RateLimitingAdvisor}. */
+    private static boolean advisedByRateLimiting(Object bean) {
         if (!(bean instanceof Advised advised)) {
             // An opaque proxy cannot be inspected; an object that is no proxy carries no aspect.
             return AopUtils.isAopProxy(bean);
         }
         for (Advisor advisor : advised.getAdvisors()) {
-            if (advisor.getAdvice() instanceof AbstractAspectJAdvice advice
-                    && advice.getAspectJAdviceMethod().getDeclaringClass() == RateLimitedAspect.class) {
+            if (advisor.getAdvice() instanceof RateLimitingInterceptor) {
                 return true;
             }
         }

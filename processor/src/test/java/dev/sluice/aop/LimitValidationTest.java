@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.sluice.Decision;
 import dev.sluice.InMemoryRateLimitStore;
 import dev.sluice.RateLimitStore;
+import dev.sluice.RateLimiterRegistry;
 import dev.sluice.RateLimiter;
 import dev.sluice.Tier;
 import dev.sluice.annotation.Algorithm;
@@ -431,7 +432,8 @@ class LimitValidationTest {
 
     @Test
     void refusesATierTheStoreCannotHonour() {
-        MethodRateLimiter tokenBuckets = MethodRateLimiter.builder().store(new TokenBucketsOnly()).build();
+        MethodRateLimiter tokenBuckets = MethodRateLimiter.builder()
+                .registry(RateLimiterRegistry.builder().store(new TokenBucketsOnly()).build()).build();
         assertThatThrownBy(() -> tokenBuckets.validate(SlidingWindow.class))
                 .isInstanceOf(RateLimitConfigurationException.class)
                 .hasMessageStartingWith("Invalid @RateLimited on " + SlidingWindow.class.getName() + ".call()")

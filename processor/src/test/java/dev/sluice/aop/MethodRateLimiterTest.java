@@ -10,6 +10,7 @@ import dev.sluice.RateLimitExceededException;
 import dev.sluice.RateLimitListener;
 import dev.sluice.RateLimitStore;
 import dev.sluice.RateLimiter;
+import dev.sluice.RateLimiterRegistry;
 import dev.sluice.Sleeper;
 import dev.sluice.StoreUnavailableException;
 import dev.sluice.Tier;
@@ -18,6 +19,7 @@ import dev.sluice.annotation.FailurePolicy;
 import dev.sluice.annotation.KeyErrorPolicy;
 import dev.sluice.annotation.OnLimit;
 import dev.sluice.annotation.RateLimited;
+import dev.sluice.tck.ClockAdvancingSleeper;
 import dev.sluice.tck.MutableClock;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
@@ -26,6 +28,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -43,24 +46,16 @@ import org.junit.jupiter.api.Test;
 class MethodRateLimiterTest {
 
     private final MutableClock clock = new MutableClock(Instant.parse("2400-03-01T10:00:00Z"));
-    private final List<Duration> sleeps = new ArrayList<>();
-    private final Sleeper sleeper = new Sleeper() {
-        @Override
-        public void sleep(Duration duration) {
-            sleeps.add(duration);
-            clock.advance(duration);
-        }
-
-        @Override
-        public CompletionStage<Void> sleepAsync(Duration duration) {
-            sleep(duration);
-            return CompletableFuture.completedFuture(null);
-        }
-    };
+    private final ClockAdvancingSleeper sleeper = new ClockAdvancingSleeper(clock);
+    private final List<Duration> sleeps = sleeper.sleeps();
     private final AtomicInteger calls = new AtomicInteger();
 
     private MethodRateLimiter.Builder builder() {
-        return MethodRateLimiter.builder()
+        return MethodRateLimiter.builder().registry(registry().build());
+    }
+
+    private RateLimiterRegistry.Builder registry() {
+        return RateLimiterRegistry.builder()
                 .store(InMemoryRateLimitStore.builder().clock(clock).build())
                 .clock(clock)
                 .sleeper(sleeper);
@@ -319,16 +314,17 @@ class MethodRateLimiterTest {
             };
             ThreadLocal<String> request = new ThreadLocal<>();
             List<String> heard = new CopyOnWriteArrayList<>();
-            MethodRateLimiter limiter = builder().store(elsewhere).callScopedListener(() -> {
-                String captured = request.get();
-                return new RateLimitListener() {
-                    @Override
-                    public void onDecision(RateLimiter rateLimiter, String key, Decision decision) {
-                        heard.add(captured + ": " + (decision.allowed() ? "allowed" : "rejected") + " on "
-                                + (request.get() == null ? "another thread" : "the calling thread"));
-                    }
-                };
-            }).build();
+            MethodRateLimiter limiter = MethodRateLimiter.builder().registry(registry().store(elsewhere).build())
+                    .callScopedListener(() -> {
+                        String captured = request.get();
+                        return new RateLimitListener() {
+                            @Override
+                            public void onDecision(RateLimiter rateLimiter, String key, Decision decision) {
+                                heard.add(captured + ": " + (decision.allowed() ? "allowed" : "rejected") + " on "
+                                        + (request.get() == null ? "another thread" : "the calling thread"));
+                            }
+                        };
+                    }).build();
             try {
                 Partner partner = new Partner();
                 request.set("GET /later");
@@ -399,12 +395,13 @@ class MethodRateLimiterTest {
 
         private final Keyed keyed = new Keyed();
         private final List<String> heard = new ArrayList<>();
-        private final MethodRateLimiter listened = builder().listener(new RateLimitListener() {
-            @Override
-            public void onKeyError(RateLimiter limiter, RuntimeException error) {
-                heard.add(limiter.name());
-            }
-        }).build();
+        private final MethodRateLimiter listened = MethodRateLimiter.builder().registry(registry()
+                .listener(new RateLimitListener() {
+                    @Override
+                    public void onKeyError(RateLimiter limiter, RuntimeException error) {
+                        heard.add(limiter.name());
+                    }
+                }).build()).build();
 
         @Test
         void aNullKeyFailsTheCallNamingLimiterAndMethodWithoutBlamingCompilation() {
@@ -529,7 +526,8 @@ class MethodRateLimiterTest {
 
         @Test
         void aLimitersOwnPolicyOverridesTheDefault() throws Throwable {
-            MethodRateLimiter failOpen = builder().store(down).onStoreFailure(FailurePolicy.FAIL_OPEN).build();
+            MethodRateLimiter failOpen = MethodRateLimiter.builder()
+                    .registry(registry().store(down).onStoreFailure(FailurePolicy.FAIL_OPEN).build()).build();
             Guarded guarded = new Guarded();
 
             assertThat(call(failOpen, guarded, "reads")).isEqualTo("read");
@@ -542,7 +540,7 @@ class MethodRateLimiterTest {
 
         @Test
         void decidesInThisJvmByDefaultInOneFallbackStoreForAllLimiters() throws Throwable {
-            MethodRateLimiter fallingBack = builder().store(down).build();
+            MethodRateLimiter fallingBack = MethodRateLimiter.builder().registry(registry().store(down).build()).build();
             Everything everything = new Everything();
 
             call(fallingBack, everything, "one");
@@ -606,6 +604,137 @@ class MethodRateLimiterTest {
                 call(overridden, everything, "one");
             }
             assertThat(calls).hasValue(5);
+        }
+    }
+
+    static class Organizations {
+        @RateLimited(name = "orgs", key = "#org", plan = "#plan == null ? null : #plan.toLowerCase()", limit = 2,
+                window = "1m")
+        public String products(String org, String plan) {
+            return "products of " + org;
+        }
+    }
+
+    @Nested
+    class Plans {
+
+        private final List<String> unknownPlans = new CopyOnWriteArrayList<>();
+        private final MethodRateLimiter planned = MethodRateLimiter.builder()
+                .registry(registry().listener(new RateLimitListener() {
+                    @Override
+                    public void onUnknownPlan(RateLimiter limiter, String plan) {
+                        unknownPlans.add(limiter.name() + ": " + plan);
+                    }
+                }).build())
+                .overrides(new LimitOverrides() {
+                    @Override
+                    public Optional<List<Tier>> tiers(String limiterName) {
+                        return Optional.empty();
+                    }
+
+                    @Override
+                    public Map<String, List<Tier>> plans(String limiterName) {
+                        return Map.of("pro", List.of(Tier.of(5, Duration.ofMinutes(1), Algorithm.SLIDING_WINDOW)));
+                    }
+                })
+                .build();
+        private final Organizations organizations = new Organizations();
+
+        @Test
+        void eachCallIsDecidedByTheTiersOfItsPlanOverTheCountsOfItsKey() throws Throwable {
+            clock.alignTo(Duration.ofMinutes(1));
+            call(planned, organizations, "products", "acme", null);
+            call(planned, organizations, "products", "acme", null);
+            assertThatThrownBy(() -> call(planned, organizations, "products", "acme", null))
+                    .isInstanceOfSatisfying(RateLimitExceededException.class,
+                            e -> assertThat(e.decision().limit()).isEqualTo(2));
+
+            for (int i = 0; i < 3; i++) {
+                call(planned, organizations, "products", "acme", "PRO");
+            }
+            assertThatThrownBy(() -> call(planned, organizations, "products", "acme", "pro"))
+                    .as("5 a minute on the pro plan, of which the default plan used 2")
+                    .isInstanceOfSatisfying(RateLimitExceededException.class,
+                            e -> assertThat(e.decision().limit()).isEqualTo(5));
+            call(planned, organizations, "products", "globex", "pro");
+            assertThat(unknownPlans).isEmpty();
+        }
+
+        @Test
+        void anUnknownPlanIsDecidedByTheDefaultTiersAndReported() throws Throwable {
+            call(planned, organizations, "products", "acme", "platinum");
+            call(planned, organizations, "products", "acme", "platinum");
+            assertThatThrownBy(() -> call(planned, organizations, "products", "acme", "platinum"))
+                    .isInstanceOf(RateLimitExceededException.class);
+            assertThat(unknownPlans).containsOnly("orgs: platinum").hasSize(3);
+        }
+
+        @Test
+        void theLimiterIsBuiltOnceFromTheDefinitionAndLivesInTheRegistry() {
+            RateLimiter limiter = planned.limitersFor(findMethod(Organizations.class, "products"), Organizations.class)
+                    .get(0);
+            assertThat(planned.registry().find("orgs")).containsSame(limiter);
+            assertThat(limiter.plans()).containsOnlyKeys("pro");
+            assertThat(planned.limitersFor(findMethod(Organizations.class, "products"), Organizations.class))
+                    .singleElement().isSameAs(limiter);
+        }
+    }
+
+    static class Checkout {
+        @RateLimited(name = "payments", key = "#account", limit = 5, window = "1m")
+        public void pay(String account) {
+        }
+    }
+
+    static class Refunds {
+        @RateLimited(name = "payments", key = "#accountId", limit = 5, window = "1m")
+        public void refund(String accountId) {
+        }
+    }
+
+    static class Payouts {
+        @RateLimited(name = "payments", key = "#account", limit = 50, window = "1m")
+        public void payOut(String account) {
+        }
+    }
+
+    @Nested
+    class OneRegistry {
+
+        @Test
+        void methodsNamingOneLimiterWithTheSameTiersShareItAndItsCounts() throws Throwable {
+            limits.validate(Checkout.class);
+            limits.validate(Refunds.class);
+
+            RateLimiter payments = limits.registry().find("payments").orElseThrow();
+            assertThat(limits.limitersFor(findMethod(Refunds.class, "refund"), Refunds.class)).containsExactly(payments);
+            for (int i = 0; i < 5; i++) {
+                call(i % 2 == 0 ? new Checkout() : new Refunds(), i % 2 == 0 ? "pay" : "refund", "acct-1");
+            }
+            assertThatThrownBy(() -> call(new Refunds(), "refund", "acct-1"))
+                    .isInstanceOf(RateLimitExceededException.class);
+        }
+
+        @Test
+        void aNameTakenByOtherTiersFailsNamingTheMethod() {
+            limits.validate(Checkout.class);
+
+            assertThatThrownBy(() -> limits.validate(Payouts.class))
+                    .isInstanceOf(RateLimitConfigurationException.class)
+                    .hasMessageContaining(Payouts.class.getName() + ".payOut(String)")
+                    .hasMessageContaining("a rate limiter named 'payments' is registered already, with other settings");
+        }
+
+        @Test
+        void aLimiterBuiltInCodeThroughTheRegistryIsRegisteredWithItsSettings() {
+            RateLimiter partner = limits.registry().limiterBuilder().name("partner")
+                    .tier(Tier.of(2, Duration.ofSeconds(1), Algorithm.TOKEN_BUCKET)).build();
+
+            assertThat(limits.registry().find("partner")).containsSame(partner);
+            assertThat(partner.store()).isSameAs(limits.registry().store());
+            assertThatThrownBy(() -> limits.registry().limiterBuilder().name("partner")
+                    .tier(Tier.of(2, Duration.ofSeconds(1), Algorithm.TOKEN_BUCKET)).build())
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("registered already");
         }
     }
 }

@@ -63,4 +63,11 @@ final class MicrometerRateLimitListener implements RateLimitListener {
     public void onWait(RateLimiter limiter, Duration waited) {
         meters(limiter).waits.record(waited);
     }
+
+    /** Counted by limiter only: plan names come from the application's data, and tags must stay few. */
+    @Override
+    public void onUnknownPlan(RateLimiter limiter, String plan) {
+        Counter.builder("sluice.plans.unknown").description("Calls naming a plan their limiter does not have, decided"
+                + " by its default tiers").tag("limiter", limiter.name()).register(registry).increment();
+    }
 }

@@ -2,6 +2,7 @@ package dev.sluice.boot;
 
 import dev.sluice.Tier;
 import dev.sluice.aop.LimitOverrides;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,45 +15,75 @@ import org.springframework.context.ApplicationListener;
 import org.springframework.context.event.ContextRefreshedEvent;
 
 /**
- * Limits from {@code sluice.limits.<name>}, checked when the application starts: every tier
- * complete, and every name a limiter's, so that a typo does not silently leave a limit as it was.
+ * Limits from {@code sluice.limits.<name>} (tiers, plans, on or off), checked when the
+ * application starts: every tier complete, and every name a limiter's, so that a typo does not
+ * silently leave a limit as it was.
  */
 final class PropertiesLimitOverrides implements LimitOverrides, ApplicationListener<ContextRefreshedEvent> {
 
     private final Map<String, SluiceProperties.Limit> limits;
     private final Map<String, List<Tier>> tiers = new LinkedHashMap<>();
+    private final Map<String, Map<String, List<Tier>>> plans = new LinkedHashMap<>();
     private final Set<String> limiters = ConcurrentHashMap.newKeySet();
 
     PropertiesLimitOverrides(Map<String, SluiceProperties.Limit> limits) {
         this.limits = Map.copyOf(limits);
         limits.forEach((name, limit) -> {
             if (!limit.getTiers().isEmpty()) {
-                tiers.put(name, tiers(name, limit.getTiers()));
+                tiers.put(name, tiers(property(name) + ".tiers", limit.getTiers()));
             }
+            Map<String, List<Tier>> limiterPlans = new LinkedHashMap<>();
+            limit.getPlans().forEach((plan, configured) -> {
+                String property = property(name) + ".plans." + plan + ".tiers";
+                if (configured.getTiers().isEmpty()) {
+                    throw new SluiceConfigurationException(property + " is empty: a plan needs at least one tier",
+                            "Give the plan tiers, or remove it.", null);
+                }
+                limiterPlans.put(plan, tiers(property, configured.getTiers()));
+            });
+            plans.put(name, Collections.unmodifiableMap(limiterPlans));
         });
     }
 
-    private static List<Tier> tiers(String name, List<SluiceProperties.TierProperties> configured) {
-        return IntStream.range(0, configured.size()).mapToObj(i -> {
-            SluiceProperties.TierProperties tier = configured.get(i);
-            String property = property(name) + ".tiers[" + i + "]";
-            if (tier.getLimit() == null || tier.getWindow() == null) {
-                throw new SluiceConfigurationException(property + " needs both a limit and a window",
-                        "Set " + property + ".limit and " + property + ".window, or remove the tier.", null);
-            }
-            try {
-                return new Tier(tier.getLimit(), tier.getWindow(), tier.getAlgorithm(), tier.isCountRejected(),
-                        tier.getBlockFor());
-            } catch (IllegalArgumentException e) {
-                throw new SluiceConfigurationException(property + " is invalid: " + e.getMessage(),
-                        "Correct the figures of " + property + ".", e);
-            }
-        }).toList();
+    /**
+     * Configured tiers as {@link Tier}s, each complete and valid.
+     *
+     * @param listProperty the property of the list, for messages: {@code sluice.limits.otp.tiers}
+     * @throws SluiceConfigurationException naming the first tier that is not
+     */
+    static List<Tier> tiers(String listProperty, List<SluiceProperties.TierProperties> configured) {
+        return IntStream.range(0, configured.size())
+                .mapToObj(i -> tier(listProperty + "[" + i + "]", configured.get(i))).toList();
+    }
+
+    /**
+     * A configured tier as a {@link Tier}, complete and valid.
+     *
+     * @param property the tier's property, for messages: {@code sluice.limits.otp.tiers[0]}
+     * @throws SluiceConfigurationException when it is not
+     */
+    static Tier tier(String property, SluiceProperties.TierProperties tier) {
+        if (tier.getLimit() == null || tier.getWindow() == null) {
+            throw new SluiceConfigurationException(property + " needs both a limit and a window",
+                    "Set " + property + ".limit and " + property + ".window, or remove the tier.", null);
+        }
+        try {
+            return new Tier(tier.getLimit(), tier.getWindow(), tier.getAlgorithm(), tier.isCountRejected(),
+                    tier.getBlockFor());
+        } catch (IllegalArgumentException e) {
+            throw new SluiceConfigurationException(property + " is invalid: " + e.getMessage(),
+                    "Correct the figures of " + property + ".", e);
+        }
     }
 
     @Override
     public Optional<List<Tier>> tiers(String limiterName) {
         return Optional.ofNullable(tiers.get(limiterName));
+    }
+
+    @Override
+    public Map<String, List<Tier>> plans(String limiterName) {
+        return plans.getOrDefault(limiterName, Map.of());
     }
 
     @Override

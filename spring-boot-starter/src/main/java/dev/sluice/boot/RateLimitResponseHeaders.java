@@ -75,6 +75,16 @@ final class RateLimitResponseHeaders implements CallScopedListener {
     }
 
     /**
+     * Records a decision made outside a limited call (an HTTP rule's) and writes the headers, as
+     * the call's listener does for a limiter that rejects.
+     */
+    void writeDecision(HttpServletRequest request, HttpServletResponse response, String limiterName,
+                       Decision decision) {
+        record(request, limiterName, decision);
+        write(request, response, null);
+    }
+
+    /**
      * Records a rejection, which the call's listener may not have heard (a limiter that waits,
      * or one called outside the aspect), then writes every header with {@code Retry-After}.
      */

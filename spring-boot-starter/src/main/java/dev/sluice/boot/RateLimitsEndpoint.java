@@ -1,9 +1,12 @@
 package dev.sluice.boot;
 
 import dev.sluice.RateLimiter;
+import dev.sluice.RateLimiterRegistry;
 import dev.sluice.Tier;
-import dev.sluice.aop.MethodRateLimiter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.Access;
@@ -11,26 +14,35 @@ import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 
 /**
  * The {@code ratelimits} actuator endpoint: every limiter with its tiers, its store and the
  * state of the store's circuit breaker, its failure policy, and the calls it allowed and rejected
  * since the application started; and, for operators, forgetting one key of a limiter, which
- * unblocks that caller ({@code DELETE /actuator/ratelimits/{limiter}/{key}}).
+ * unblocks that caller ({@code DELETE /actuator/ratelimits/{limiter}/{key}}), and changing a
+ * limiter's tier of one window, or one plan's, while the application runs, counts kept
+ * ({@code POST /actuator/ratelimits/{limiter}} with {@code {"limit": "2000", "window": "10s"}},
+ * and {@code "plan": "pro"} for a plan).
+ * Every limiter of the application's {@link RateLimiterRegistry} is here: annotated, configured
+ * rule, or built in code.
  *
  * <p>Its access is read-only by default: exposing the endpoint shows the limiters, and the
- * delete operation exists only once the application grants full access with
+ * delete and write operations exist only once the application grants full access with
  * {@code management.endpoint.ratelimits.access=unrestricted}. Protect it then as any endpoint
  * that changes the application, with Spring Security for one.
  */
 @Endpoint(id = "ratelimits", defaultAccess = Access.READ_ONLY)
 public class RateLimitsEndpoint {
 
-    private final MethodRateLimiter methodRateLimiter;
+    private final RateLimiterRegistry registry;
     private final RateLimitStatistics statistics;
 
-    RateLimitsEndpoint(MethodRateLimiter methodRateLimiter, RateLimitStatistics statistics) {
-        this.methodRateLimiter = methodRateLimiter;
+    RateLimitsEndpoint(RateLimiterRegistry registry, RateLimitStatistics statistics) {
+        this.registry = registry;
         this.statistics = statistics;
     }
 
@@ -41,14 +53,114 @@ public class RateLimitsEndpoint {
      */
     @ReadOperation
     public RateLimitsDescriptor rateLimits() {
-        return new RateLimitsDescriptor(methodRateLimiter.limiters().stream()
-                .map(limiter -> new LimiterDescriptor(limiter.name(),
-                        limiter.tiers().stream().map(TierDescriptor::of).toList(),
-                        TimedRateLimitStore.name(limiter.store()),
-                        limiter.store().circuitBreaker().map(breaker -> breaker.state().name()).orElse(null),
-                        limiter.onStoreFailure().name(),
-                        statistics.allowed(limiter.name()), statistics.rejected(limiter.name())))
-                .toList());
+        return new RateLimitsDescriptor(registry.limiters().stream().map(this::describe).toList());
+    }
+
+    private LimiterDescriptor describe(RateLimiter limiter) {
+        Map<String, List<TierDescriptor>> plans = new LinkedHashMap<>();
+        limiter.plans().forEach((plan, tiers) -> plans.put(plan, TierDescriptor.of(tiers)));
+        return new LimiterDescriptor(limiter.name(), TierDescriptor.of(limiter.tiers()), plans,
+                TimedRateLimitStore.name(limiter.store()),
+                limiter.store().circuitBreaker().map(breaker -> breaker.state().name()).orElse(null),
+                limiter.onStoreFailure().name(),
+                statistics.allowed(limiter.name()), statistics.rejected(limiter.name()));
+    }
+
+    /**
+     * Sets one tier of a limiter, or of one of its plans, from its next call on: the tier of the
+     * given window is given the new figures (its algorithm and options kept unless given), or
+     * added when the limiter has no tier of that window; a plan the limiter does not have is
+     * added with this one tier. Counts are kept wherever the tier keeps its algorithm and window.
+     * Values are written as in configuration: {@code "limit": "2000", "window": "10s"}, and
+     * optionally {@code "algorithm": "fixed-window"}, {@code "countRejected": "true"},
+     * {@code "blockFor": "15m"}. The change lives in this instance until it restarts; with
+     * several instances, change each (or change the configuration and refresh it).
+     *
+     * @param limiter       the limiter's name
+     * @param plan          the plan to change; {@code null} for the default tiers
+     * @param limit         the tier's limit
+     * @param window        the tier's window, which picks the tier
+     * @param algorithm     the tier's algorithm; {@code null} to keep it (or, for a new tier, the
+     *                      sliding window)
+     * @param countRejected whether rejected calls count; {@code null} to keep it
+     * @param blockFor      how long a rejection blocks the key; {@code null} to keep it
+     * @return the limiter as changed, or {@code null} when no limiter has the name
+     * @throws SluiceConfigurationException when the tier is incomplete or invalid; the limiter
+     *         is then unchanged
+     */
+    @WriteOperation
+    public @Nullable LimiterDescriptor change(@Selector String limiter, @Nullable String plan, String limit,
+                                              String window, @Nullable String algorithm,
+                                              @Nullable String countRejected, @Nullable String blockFor) {
+        Optional<RateLimiter> named = registry.find(limiter);
+        if (named.isEmpty()) {
+            return null;
+        }
+        RateLimiter changing = named.get();
+        Map<String, String> given = new LinkedHashMap<>();
+        given.put("limit", limit);
+        given.put("window", window);
+        putIfGiven(given, "algorithm", algorithm);
+        putIfGiven(given, "count-rejected", countRejected);
+        putIfGiven(given, "block-for", blockFor);
+        Tier asGiven = tier(given);
+        synchronized (changing) {
+            List<Tier> tiers = new ArrayList<>(plan == null ? changing.tiers()
+                    : changing.plans().getOrDefault(plan, List.of()));
+            int index = -1;
+            for (int i = 0; i < tiers.size() && index < 0; i++) {
+                Tier old = tiers.get(i);
+                if (old.window().equals(asGiven.window()) && (algorithm == null || old.algorithm() == asGiven.algorithm())) {
+                    index = i;
+                }
+            }
+            if (index < 0) {
+                tiers.add(asGiven);
+            } else {
+                // What was not given is kept from the tier it changes.
+                Tier old = tiers.get(index);
+                Map<String, String> kept = new LinkedHashMap<>();
+                kept.put("algorithm", old.algorithm().name());
+                kept.put("count-rejected", String.valueOf(old.countRejected()));
+                kept.put("block-for", old.blockFor().toString());
+                kept.putAll(given);
+                tiers.set(index, tier(kept));
+            }
+            try {
+                if (plan == null) {
+                    changing.changeTiers(tiers);
+                } else {
+                    changing.changeTiers(plan, tiers);
+                }
+            } catch (IllegalArgumentException e) {
+                throw new SluiceConfigurationException("The tier cannot be set on limiter '" + limiter + "': "
+                        + e.getMessage(), "Give figures the limiter's store supports, at least its cost.", e);
+            }
+        }
+        return describe(changing);
+    }
+
+    private static void putIfGiven(Map<String, String> values, String name, @Nullable String value) {
+        if (value != null) {
+            values.put(name, value);
+        }
+    }
+
+    /** A tier from values written as in configuration, bound and checked as configured tiers are. */
+    private static Tier tier(Map<String, String> values) {
+        Map<String, String> flat = new LinkedHashMap<>();
+        values.forEach((name, value) -> flat.put("tier." + name, value));
+        SluiceProperties.TierProperties bound;
+        try {
+            bound = new Binder(new MapConfigurationPropertySource(flat))
+                    .bind("tier", Bindable.of(SluiceProperties.TierProperties.class))
+                    .orElseGet(SluiceProperties.TierProperties::new);
+        } catch (RuntimeException e) {
+            throw new SluiceConfigurationException("The tier cannot be read: " + e.getMessage(), "Give a whole"
+                    + " number as limit, a duration (10s, PT10S) as window and block-for, and an algorithm such as"
+                    + " fixed-window.", e);
+        }
+        return PropertiesLimitOverrides.tier("the tier", bound);
     }
 
     /**
@@ -65,8 +177,7 @@ public class RateLimitsEndpoint {
      */
     @DeleteOperation
     public boolean reset(@Selector String limiter, @Selector(match = Selector.Match.ALL_REMAINING) String[] key) {
-        Optional<RateLimiter> named = methodRateLimiter.limiters().stream()
-                .filter(candidate -> candidate.name().equals(limiter)).findFirst();
+        Optional<RateLimiter> named = registry.find(limiter);
         named.ifPresent(found -> found.reset(String.join("/", key)));
         return named.isPresent();
     }
@@ -83,7 +194,8 @@ public class RateLimitsEndpoint {
      * One limiter.
      *
      * @param name          its name
-     * @param tiers         its tiers
+     * @param tiers         its default tiers
+     * @param plans         the tiers of each of its plans, by name
      * @param store         the store's type
      * @param storeState    the state of the store's circuit breaker (CLOSED, OPEN or HALF_OPEN);
      *                      null for a store without one
@@ -91,7 +203,8 @@ public class RateLimitsEndpoint {
      * @param allowed       calls allowed since start
      * @param rejected      calls rejected since start
      */
-    public record LimiterDescriptor(String name, List<TierDescriptor> tiers, String store, @Nullable String storeState,
+    public record LimiterDescriptor(String name, List<TierDescriptor> tiers, Map<String, List<TierDescriptor>> plans,
+                                    String store, @Nullable String storeState,
                                     String failurePolicy, long allowed, long rejected) {
     }
 
@@ -107,9 +220,9 @@ public class RateLimitsEndpoint {
     public record TierDescriptor(long limit, String window, String algorithm, boolean countRejected,
                                  String blockFor) {
 
-        static TierDescriptor of(Tier tier) {
-            return new TierDescriptor(tier.limit(), tier.window().toString(), tier.algorithm().name(),
-                    tier.countRejected(), tier.blockFor().toString());
+        static List<TierDescriptor> of(List<Tier> tiers) {
+            return tiers.stream().map(tier -> new TierDescriptor(tier.limit(), tier.window().toString(),
+                    tier.algorithm().name(), tier.countRejected(), tier.blockFor().toString())).toList();
         }
     }
 }

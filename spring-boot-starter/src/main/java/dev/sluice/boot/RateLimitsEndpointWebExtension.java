@@ -1,8 +1,11 @@
 package dev.sluice.boot;
 
 import dev.sluice.StoreUnavailableException;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExtension;
 
@@ -10,7 +13,10 @@ import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExten
  * The {@code ratelimits} endpoint over HTTP: {@code DELETE /actuator/ratelimits/{limiter}/{key}}
  * answers {@code 204 No Content} once the key is forgotten, {@code 404 Not Found} for a limiter
  * that does not exist, and {@code 503 Service Unavailable} when the store cannot be reached. No
- * answer carries the key. Like the endpoint's own delete operation, it exists only with
+ * answer carries the key. {@code POST /actuator/ratelimits/{limiter}} changes tiers live and
+ * answers {@code 200} with the limiter as changed, {@code 404} for a limiter that does not
+ * exist and {@code 400 Bad Request} for tiers that are incomplete or invalid. Like the
+ * endpoint's own delete and write operations, these exist only with
  * {@code management.endpoint.ratelimits.access=unrestricted}.
  */
 @EndpointWebExtension(endpoint = RateLimitsEndpoint.class)
@@ -37,6 +43,34 @@ public class RateLimitsEndpointWebExtension {
                     ? WebEndpointResponse.STATUS_NO_CONTENT : WebEndpointResponse.STATUS_NOT_FOUND);
         } catch (StoreUnavailableException e) {
             return new WebEndpointResponse<>(WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
+        }
+    }
+
+    /**
+     * Sets one tier of a limiter, or of one of its plans, as {@link RateLimitsEndpoint#change} does.
+     *
+     * @param limiter       the limiter's name
+     * @param plan          the plan to change; {@code null} for the default tiers
+     * @param limit         the tier's limit
+     * @param window        the tier's window, which picks the tier
+     * @param algorithm     the tier's algorithm; {@code null} to keep it
+     * @param countRejected whether rejected calls count; {@code null} to keep it
+     * @param blockFor      how long a rejection blocks the key; {@code null} to keep it
+     * @return the limiter as changed (200), an empty 404, or a 400 whose {@code error} says
+     *         what is wrong with the tiers
+     */
+    @WriteOperation
+    public WebEndpointResponse<Object> change(@Selector String limiter, @Nullable String plan, String limit,
+                                              String window, @Nullable String algorithm,
+                                              @Nullable String countRejected, @Nullable String blockFor) {
+        try {
+            RateLimitsEndpoint.LimiterDescriptor changed = endpoint.change(limiter, plan, limit, window, algorithm,
+                    countRejected, blockFor);
+            return changed == null ? new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND)
+                    : new WebEndpointResponse<>(changed);
+        } catch (SluiceConfigurationException e) {
+            return new WebEndpointResponse<>(Map.of("error", e.getMessage() + " " + e.action()),
+                    WebEndpointResponse.STATUS_BAD_REQUEST);
         }
     }
 }

@@ -3,9 +3,12 @@ package dev.sluice.boot;
 import dev.sluice.InMemoryRateLimitStore;
 import dev.sluice.RateLimitStore;
 import dev.sluice.config.EnableRateLimiting;
+import dev.sluice.RateLimiterRegistry;
 import dev.sluice.config.MethodRateLimiterCustomizer;
+import dev.sluice.config.RateLimiterRegistryCustomizer;
 import dev.sluice.redisson.RedissonRateLimitStore;
 import java.time.InstantSource;
+import java.util.Locale;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.springframework.beans.factory.BeanFactory;
@@ -17,6 +20,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
@@ -51,24 +56,32 @@ public class SluiceAutoConfiguration {
 
     /**
      * Applies {@code sluice.failure-policy} (deciding in a store like the in-memory one under
-     * {@code local-fallback}), {@code sluice.key-error} and {@code sluice.limits.*}.
+     * {@code local-fallback}) to every limiter of the registry, and counts their calls.
      *
      * @param properties the settings
-     * @param overrides  the limits from configuration
      * @param statistics counts calls per limiter
      * @param clock      the application's clock, if it has exactly one
      * @return the customizer
      */
     @Bean
-    MethodRateLimiterCustomizer sluicePropertiesCustomizer(SluiceProperties properties,
-                                                           PropertiesLimitOverrides overrides,
-                                                           RateLimitStatistics statistics,
+    RateLimiterRegistryCustomizer sluiceRegistryCustomizer(SluiceProperties properties, RateLimitStatistics statistics,
                                                            ObjectProvider<InstantSource> clock) {
-        return builder -> builder.onStoreFailure(properties.getFailurePolicy())
-                .onKeyError(properties.getKeyError())
+        return registry -> registry.onStoreFailure(properties.getFailurePolicy())
                 .fallbackStore(inMemoryStore(properties, clock))
-                .overrides(overrides)
                 .listener(statistics);
+    }
+
+    /**
+     * Applies {@code sluice.key-error} and {@code sluice.limits.*} to annotated methods.
+     *
+     * @param properties the settings
+     * @param overrides  the limits from configuration
+     * @return the customizer
+     */
+    @Bean
+    MethodRateLimiterCustomizer sluicePropertiesCustomizer(SluiceProperties properties,
+                                                           PropertiesLimitOverrides overrides) {
+        return builder -> builder.onKeyError(properties.getKeyError()).overrides(overrides);
     }
 
     /**
@@ -129,6 +142,27 @@ public class SluiceAutoConfiguration {
             RedissonRateLimitStore built = store.build();
             built.warmUp();
             return built;
+        }
+    }
+
+    /**
+     * With Spring Cloud: a refresh of the environment ({@code /actuator/refresh}, a config
+     * server's push) applies changed tiers and plans to the limiters, counts kept.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.cloud.context.environment.EnvironmentChangeEvent")
+    static class RefreshConfiguration {
+
+        @Bean
+        ApplicationListener<EnvironmentChangeEvent> sluiceLimitsRefresh(RateLimiterRegistry registry,
+                                                                         Environment environment,
+                                                                         SluiceProperties properties) {
+            ConfiguredLimitsRefresher refresher = new ConfiguredLimitsRefresher(registry, environment, properties);
+            return event -> {
+                if (event.getKeys().stream().anyMatch(key -> key.toLowerCase(Locale.ROOT).startsWith("sluice"))) {
+                    refresher.refresh();
+                }
+            };
         }
     }
 

@@ -1,6 +1,6 @@
 package dev.sluice.boot;
 
-import dev.sluice.aop.MethodRateLimiter;
+import dev.sluice.RateLimiterRegistry;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -12,7 +12,7 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * The {@code ratelimits} actuator endpoint, when the actuator is present and the endpoint exposed,
- * with its web extension; its delete operation needs
+ * with its web extension; its delete and write operations need
  * {@code management.endpoint.ratelimits.access=unrestricted}.
  */
 @AutoConfiguration(after = SluiceAutoConfiguration.class)
@@ -22,8 +22,8 @@ public class SluiceEndpointAutoConfiguration {
 
     @Bean
     @ConditionalOnAvailableEndpoint
-    RateLimitsEndpoint rateLimitsEndpoint(MethodRateLimiter methodRateLimiter, RateLimitStatistics statistics) {
-        return new RateLimitsEndpoint(methodRateLimiter, statistics);
+    RateLimitsEndpoint rateLimitsEndpoint(RateLimiterRegistry registry, RateLimitStatistics statistics) {
+        return new RateLimitsEndpoint(registry, statistics);
     }
 
     @Bean

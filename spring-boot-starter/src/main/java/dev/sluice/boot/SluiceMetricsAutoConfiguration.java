@@ -2,7 +2,7 @@ package dev.sluice.boot;
 
 import dev.sluice.RateLimitStore;
 import dev.sluice.StoreCircuitBreaker;
-import dev.sluice.config.MethodRateLimiterCustomizer;
+import dev.sluice.config.RateLimiterRegistryCustomizer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -15,7 +15,8 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * Micrometer metrics for Sluice: {@code sluice.decisions}, {@code sluice.store.latency},
- * {@code sluice.store.state} and {@code sluice.wait}, when the application has a
+ * {@code sluice.store.state}, {@code sluice.wait}, {@code sluice.key.errors} and
+ * {@code sluice.plans.unknown}, when the application has a
  * {@link MeterRegistry}.
  */
 @AutoConfiguration(after = SluiceAutoConfiguration.class,
@@ -33,7 +34,7 @@ public class SluiceMetricsAutoConfiguration {
      * @return the customizer
      */
     @Bean
-    MethodRateLimiterCustomizer sluiceMetricsCustomizer(MeterRegistry registry, RateLimitStore store) {
+    RateLimiterRegistryCustomizer sluiceMetricsCustomizer(MeterRegistry registry, RateLimitStore store) {
         MicrometerRateLimitListener listener = new MicrometerRateLimitListener(registry);
         TimedRateLimitStore timed = new TimedRateLimitStore(store, registry);
         return builder -> builder.store(timed).listener(listener);

@@ -63,6 +63,10 @@ public class SluiceProperties {
      */
     private final Map<String, Limit> limits = new LinkedHashMap<>();
 
+    private final Http http = new Http();
+
+    private final Aspect aspect = new Aspect();
+
     /**
      * Whether @RateLimited methods are limited at all.
      *
@@ -169,6 +173,24 @@ public class SluiceProperties {
      */
     public Map<String, Limit> getLimits() {
         return limits;
+    }
+
+    /**
+     * Limits on HTTP requests from configuration alone.
+     *
+     * @return the settings
+     */
+    public Http getHttp() {
+        return http;
+    }
+
+    /**
+     * Where the aspect runs among other advice.
+     *
+     * @return the settings
+     */
+    public Aspect getAspect() {
+        return aspect;
     }
 
     /** Where counts are kept. */
@@ -521,6 +543,9 @@ public class SluiceProperties {
         /** Tiers replacing all of the annotation's; empty to keep the annotation's. */
         private List<TierProperties> tiers = new ArrayList<>();
 
+        /** Plans by name, each with tiers replacing the default ones for the calls of that plan. */
+        private final Map<String, Plan> plans = new LinkedHashMap<>();
+
         /**
          * Whether the limiter is on.
          *
@@ -555,6 +580,235 @@ public class SluiceProperties {
          */
         public void setTiers(List<TierProperties> tiers) {
             this.tiers = tiers;
+        }
+
+        /**
+         * The limiter's plans by name, each with tiers replacing the default ones for the calls
+         * of that plan.
+         *
+         * @return the plans
+         */
+        public Map<String, Plan> getPlans() {
+            return plans;
+        }
+    }
+
+    /** One plan of a limiter. */
+    public static class Plan {
+
+        /** The tiers of the plan's calls, replacing the limiter's default tiers. */
+        private List<TierProperties> tiers = new ArrayList<>();
+
+        /**
+         * The plan's tiers.
+         *
+         * @return the tiers
+         */
+        public List<TierProperties> getTiers() {
+            return tiers;
+        }
+
+        /**
+         * Sets the plan's tiers.
+         *
+         * @param tiers the tiers
+         */
+        public void setTiers(List<TierProperties> tiers) {
+            this.tiers = tiers;
+        }
+    }
+
+    /** Limits on HTTP requests from configuration alone. */
+    public static class Http {
+
+        /**
+         * Rules limiting requests by method and path, without annotations; a request matching
+         * several is decided by each, in this order.
+         */
+        private List<Rule> rules = new ArrayList<>();
+
+        /**
+         * The rules.
+         *
+         * @return the rules
+         */
+        public List<Rule> getRules() {
+            return rules;
+        }
+
+        /**
+         * Sets the rules.
+         *
+         * @param rules the rules
+         */
+        public void setRules(List<Rule> rules) {
+            this.rules = rules;
+        }
+    }
+
+    /** One HTTP rule: a limiter for the requests matching a path pattern and methods. */
+    public static class Rule {
+
+        /** The limiter's name, shown in headers, metrics and the actuator endpoint. */
+        private @Nullable String name;
+
+        /** The path pattern, in Spring's PathPattern syntax: /v1/organizations/{orgId}/product/**. */
+        private @Nullable String path;
+
+        /** The HTTP methods the rule applies to; all methods when empty. */
+        private List<String> methods = new ArrayList<>();
+
+        /**
+         * The SpEL key expression, over #ip, #request and #path (the path's URI variables);
+         * empty for one key shared by all matching requests.
+         */
+        private String key = "";
+
+        /**
+         * The SpEL expression naming the plan of a request; empty for the default tiers. Plans
+         * are configured under sluice.limits.<name>.plans.
+         */
+        private String plan = "";
+
+        /** The tiers every matching request must pass. */
+        private List<TierProperties> tiers = new ArrayList<>();
+
+        /**
+         * The limiter's name.
+         *
+         * @return the name
+         */
+        public @Nullable String getName() {
+            return name;
+        }
+
+        /**
+         * Sets the limiter's name.
+         *
+         * @param name the name
+         */
+        public void setName(@Nullable String name) {
+            this.name = name;
+        }
+
+        /**
+         * The path pattern.
+         *
+         * @return the pattern
+         */
+        public @Nullable String getPath() {
+            return path;
+        }
+
+        /**
+         * Sets the path pattern.
+         *
+         * @param path the pattern
+         */
+        public void setPath(@Nullable String path) {
+            this.path = path;
+        }
+
+        /**
+         * The HTTP methods.
+         *
+         * @return the methods; empty for all
+         */
+        public List<String> getMethods() {
+            return methods;
+        }
+
+        /**
+         * Sets the HTTP methods.
+         *
+         * @param methods the methods
+         */
+        public void setMethods(List<String> methods) {
+            this.methods = methods;
+        }
+
+        /**
+         * The key expression.
+         *
+         * @return the expression; empty for one shared key
+         */
+        public String getKey() {
+            return key;
+        }
+
+        /**
+         * Sets the key expression.
+         *
+         * @param key the expression
+         */
+        public void setKey(String key) {
+            this.key = key;
+        }
+
+        /**
+         * The plan expression.
+         *
+         * @return the expression; empty for the default tiers
+         */
+        public String getPlan() {
+            return plan;
+        }
+
+        /**
+         * Sets the plan expression.
+         *
+         * @param plan the expression
+         */
+        public void setPlan(String plan) {
+            this.plan = plan;
+        }
+
+        /**
+         * The tiers.
+         *
+         * @return the tiers
+         */
+        public List<TierProperties> getTiers() {
+            return tiers;
+        }
+
+        /**
+         * Sets the tiers.
+         *
+         * @param tiers the tiers
+         */
+        public void setTiers(List<TierProperties> tiers) {
+            this.tiers = tiers;
+        }
+    }
+
+    /** Where the aspect runs among other advice. */
+    public static class Aspect {
+
+        /**
+         * The order of Sluice's advice: lower runs first (outside). Unset: the order of
+         * EnableRateLimiting, which runs outside transactions and caching (a cache hit takes a
+         * permit). Spring's @Retryable runs outside Sluice whatever the order, so each attempt
+         * takes a permit.
+         */
+        private @Nullable Integer order;
+
+        /**
+         * The advice's order.
+         *
+         * @return the order, or null for the default
+         */
+        public @Nullable Integer getOrder() {
+            return order;
+        }
+
+        /**
+         * Sets the advice's order.
+         *
+         * @param order the order
+         */
+        public void setOrder(@Nullable Integer order) {
+            this.order = order;
         }
     }
 

@@ -1,26 +1,33 @@
 package dev.sluice.boot;
 
+import dev.sluice.RateLimiterRegistry;
 import dev.sluice.aop.RateLimitVariables;
 import dev.sluice.config.MethodRateLimiterCustomizer;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.context.request.ServletRequestAttributes;
 import org.springframework.web.servlet.DispatcherServlet;
+import org.springframework.web.servlet.HandlerExceptionResolver;
 
 /**
  * Sluice in Spring MVC applications: {@code #ip} and {@code #request} in key expressions,
  * rate-limit headers on responses, {@code 429} for rejected calls and {@code 503} for calls that
- * could not be checked under {@code FAIL_CLOSED}.
+ * could not be checked under {@code FAIL_CLOSED}, and the limits of {@code sluice.http.rules}.
  */
 @AutoConfiguration(after = SluiceAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "sluice.enabled", matchIfMissing = true)
@@ -90,4 +97,47 @@ public class SluiceWebMvcAutoConfiguration {
                                                               SluiceProperties properties) {
         return new RateLimitExceptionHandler(headers, properties.getWeb().getProblemType());
     }
+
+    /**
+     * The limiters of {@code sluice.http.rules}, checked and registered as the application starts.
+     *
+     * @param properties  the settings
+     * @param overrides   the limits from configuration, for the rules' plans
+     * @param registry    where the rules' limiters are registered
+     * @param beanFactory resolves {@code @bean} references in the rules' expressions
+     * @return the rules
+     */
+    @Bean
+    HttpRateLimitRules sluiceHttpRateLimitRules(SluiceProperties properties, PropertiesLimitOverrides overrides,
+                                                RateLimiterRegistry registry, BeanFactory beanFactory) {
+        return new HttpRateLimitRules(properties.getHttp().getRules(), overrides, registry, properties.getKeyError(),
+                new BeanFactoryResolver(beanFactory));
+    }
+
+    /**
+     * The filter deciding the requests that {@code sluice.http.rules} match, registered when
+     * there are rules. It runs before Spring Security's filter chain (order
+     * {@value #HTTP_RULES_FILTER_ORDER}), so that a rejected request costs no authentication;
+     * {@code #request.userPrincipal} is therefore not known to the rules' expressions yet.
+     *
+     * @param rules             the rules
+     * @param clientIp          the client address resolver
+     * @param headers           the header writer
+     * @param exceptionResolver answers rejected requests as the application would
+     * @return the filter's registration
+     */
+    @Bean
+    FilterRegistrationBean<HttpRateLimitFilter> sluiceHttpRateLimitFilter(HttpRateLimitRules rules,
+            ClientIpResolver clientIp, RateLimitResponseHeaders headers,
+            @Qualifier("handlerExceptionResolver") ObjectProvider<HandlerExceptionResolver> exceptionResolver) {
+        FilterRegistrationBean<HttpRateLimitFilter> registration = new FilterRegistrationBean<>(
+                new HttpRateLimitFilter(rules, clientIp, headers, exceptionResolver));
+        registration.setName("sluiceHttpRateLimitFilter");
+        registration.setOrder(HTTP_RULES_FILTER_ORDER);
+        registration.setEnabled(!rules.rules().isEmpty());
+        return registration;
+    }
+
+    /** Before Spring Security's filter chain (-100) and Spring's request context filter (-105). */
+    static final int HTTP_RULES_FILTER_ORDER = -110;
 }

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.annotation.RateLimited;
 import dev.sluice.redisson.RedissonRateLimitStore;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.SpringApplication;
@@ -91,7 +93,7 @@ class ConfigurationMistakesTest {
         String report = failureReport(output, "--sluice.limits[Hello.hello].tier[0].limit=1");
 
         assertThat(report).contains("sluice.limits[Hello.hello].tier[0].limit", "is not a Sluice setting", "Action:",
-                "A limiter under sluice.limits.<name> takes enabled and tiers[n].limit, window");
+                "A limiter under sluice.limits.<name> takes enabled, tiers[n].limit, window");
     }
 
     @Test
@@ -129,5 +131,55 @@ class ConfigurationMistakesTest {
         assertThat(report).contains("Invalid @RateLimited on " + Misspelled.class.getName() + ".hello(String): key"
                 + " '#user.toLowerCas()' calls toLowerCas() with 0 arguments", "Action:",
                 "Correct the @RateLimited annotation named above.");
+    }
+
+    /** The report of a web application with one HTTP rule, completed by the given properties. */
+    private static String ruleFailureReport(CapturedOutput output, String... rule) {
+        SpringApplication application = new SpringApplication(EmptyApp.class);
+        List<String> args = new ArrayList<>(List.of("--server.port=0", "--sluice.http.rules[0].name=product-api"));
+        args.addAll(List.of(rule));
+        application.setWebApplicationType(WebApplicationType.SERVLET);
+        application.setDefaultProperties(java.util.Map.of("spring.config.name", "configuration-mistakes"));
+        assertThatThrownBy(() -> application.run(args.toArray(String[]::new)).close())
+                .isInstanceOf(RuntimeException.class);
+        String all = output.getAll();
+        assertThat(all).contains("APPLICATION FAILED TO START");
+        return all.substring(all.indexOf("APPLICATION FAILED TO START"));
+    }
+
+    @Test
+    void anHttpRuleWithAnUnparsablePathIsNamed(CapturedOutput output) {
+        String report = ruleFailureReport(output, "--sluice.http.rules[0].path=/v1/{orgId/**",
+                "--sluice.http.rules[0].tiers[0].limit=5", "--sluice.http.rules[0].tiers[0].window=1m");
+
+        assertThat(report).contains("sluice.http.rules[0].path (product-api) '/v1/{orgId/**' is not a path pattern",
+                "Action:", "Write it in Spring's PathPattern syntax").doesNotContain("Caused by");
+    }
+
+    @Test
+    void anHttpRuleWithAnUnknownVariableIsNamed(CapturedOutput output) {
+        String report = ruleFailureReport(output, "--sluice.http.rules[0].path=/v1/{orgId}/**",
+                "--sluice.http.rules[0].key=#orgId", "--sluice.http.rules[0].tiers[0].limit=5",
+                "--sluice.http.rules[0].tiers[0].window=1m");
+
+        assertThat(report).contains("sluice.http.rules[0].key (product-api) '#orgId' refers to #orgId, which a rule"
+                + " does not have", "Action:", "#path['orgId']");
+    }
+
+    @Test
+    void anHttpRuleWithoutTiersIsNamed(CapturedOutput output) {
+        String report = ruleFailureReport(output, "--sluice.http.rules[0].path=/v1/**");
+
+        assertThat(report).contains("sluice.http.rules[0] (product-api) has no tiers", "Action:",
+                "sluice.http.rules[0].tiers[0].limit");
+    }
+
+    @Test
+    void aMisspelledRulePropertyIsNamed(CapturedOutput output) {
+        String report = ruleFailureReport(output, "--sluice.http.rules[0].path=/v1/**",
+                "--sluice.http.rules[0].tier[0].limit=5");
+
+        assertThat(report).contains("sluice.http.rules[0].tier[0].limit", "is not a Sluice setting",
+                "a rule under sluice.http.rules[n] takes name, path, methods, key, plan and tiers[n]");
     }
 }

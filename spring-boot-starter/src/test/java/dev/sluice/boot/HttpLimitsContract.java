@@ -174,6 +174,87 @@ abstract class HttpLimitsContract {
         }
     }
 
+    private EntityExchangeResult<String> products(String org, String plan) {
+        var request = http.get().uri("/products/" + org + "/items");
+        return (plan == null ? request : request.header("X-Plan", plan)).exchange().returnResult(String.class);
+    }
+
+    @Test
+    void aConfiguredRuleLimitsRequestsBeforeTheHandlerRunsWithTheSameAnswersAsAnAnnotation() {
+        String org = "org-" + client;
+        int served = LimitedApp.PRODUCT_CALLS.get();
+        for (int i = 0; i < 3; i++) {
+            EntityExchangeResult<String> admitted = products(org, null);
+            assertThat(admitted.getStatus().value()).isEqualTo(200);
+            assertThat(admitted.getResponseHeaders().getFirst("RateLimit-Policy")).isEqualTo("\"product-api\";q=3;w=60");
+            assertThat(admitted.getResponseHeaders().getFirst("RateLimit")).startsWith("\"product-api\";r=" + (2 - i) + ";t=");
+        }
+        EntityExchangeResult<String> rejected = products(org, null);
+
+        assertThat(rejected.getStatus().value()).isEqualTo(429);
+        assertThat(LimitedApp.PRODUCT_CALLS.get() - served).as("requests the handler served").isEqualTo(3);
+        assertThat(rejected.getResponseHeaders().getFirst("Content-Type")).isEqualTo("application/problem+json");
+        assertThat(rejected.getResponseHeaders().getFirst("Retry-After")).matches("\\d+");
+        assertThat(rejected.getResponseHeaders().getFirst("RateLimit-Policy")).isEqualTo("\"product-api\";q=3;w=60");
+        assertThat(rejected.getResponseHeaders().getFirst("RateLimit")).isEqualTo("\"product-api\";r=0;t="
+                + rejected.getResponseHeaders().getFirst("Retry-After"));
+        assertThat(rejected.getResponseHeaders().getFirst("X-RateLimit-Remaining")).isEqualTo("0");
+        assertThat(rejected.getResponseBody()).contains("\"status\":429").contains("\"violated-policies\":[\"product-api\"]")
+                .contains("\"instance\":\"/products/" + org + "/items\"");
+        assertThat(products("other-" + client, null).getStatus().value()).as("another organization").isEqualTo(200);
+        assertThat(count("product-api", "rejected")).isPositive();
+        assertThat(get("/actuator/ratelimits").getResponseBody()).contains("{\"name\":\"product-api\",\"tiers\":[{"
+                + "\"limit\":3,\"window\":\"PT1M\",\"algorithm\":\"SLIDING_LOG\",\"countRejected\":false,"
+                + "\"blockFor\":\"PT0S\"}],\"plans\":{\"gold\":[{\"limit\":5,");
+    }
+
+    @Test
+    void aRuleCountsOnlyTheMethodsItNames() {
+        String org = "org-" + client;
+        for (int i = 0; i < 5; i++) {
+            assertThat(http.post().uri("/products/" + org + "/items").exchange().returnResult(String.class)
+                    .getStatus().value()).as("no POST handler, and no limit on POST").isEqualTo(405);
+        }
+        assertThat(products(org, null).getStatus().value()).isEqualTo(200);
+    }
+
+    @Test
+    void anOrganizationUpgradedMidWindowKeepsWhatItUsedAndGetsTheDifference() {
+        String org = "org-" + client;
+        for (int i = 0; i < 3; i++) {
+            assertThat(products(org, null).getStatus().value()).isEqualTo(200);
+        }
+        assertThat(products(org, null).getStatus().value()).isEqualTo(429);
+
+        EntityExchangeResult<String> upgraded = products(org, "gold");
+        assertThat(upgraded.getStatus().value()).isEqualTo(200);
+        assertThat(upgraded.getResponseHeaders().getFirst("RateLimit-Policy")).as("the tiers applied")
+                .isEqualTo("\"product-api\";q=5;w=60");
+        assertThat(upgraded.getResponseHeaders().getFirst("RateLimit")).startsWith("\"product-api\";r=1;");
+        assertThat(products(org, "gold").getStatus().value()).isEqualTo(200);
+        EntityExchangeResult<String> spent = products(org, "gold");
+        assertThat(spent.getStatus().value()).isEqualTo(429);
+        assertThat(spent.getResponseHeaders().getFirst("RateLimit-Policy")).isEqualTo("\"product-api\";q=5;w=60");
+    }
+
+    @Test
+    void anUnknownPlanIsDecidedByTheDefaultTiersAndCounted() {
+        double before = unknownPlans();
+        String org = "org-" + client;
+        for (int i = 0; i < 3; i++) {
+            assertThat(products(org, "platinum").getStatus().value()).isEqualTo(200);
+        }
+        EntityExchangeResult<String> rejected = products(org, "platinum");
+        assertThat(rejected.getStatus().value()).isEqualTo(429);
+        assertThat(rejected.getResponseHeaders().getFirst("RateLimit-Policy")).isEqualTo("\"product-api\";q=3;w=60");
+        assertThat(unknownPlans() - before).isEqualTo(4);
+    }
+
+    private double unknownPlans() {
+        var counter = meters.find("sluice.plans.unknown").tag("limiter", "product-api").counter();
+        return counter == null ? 0 : counter.count();
+    }
+
     @Test
     void metricsAndTheActuatorEndpointCountDecisions() {
         double allowedBefore = count("otp-ip", "allowed");
@@ -190,7 +271,7 @@ abstract class HttpLimitsContract {
         assertThat(endpoint.getStatus().value()).isEqualTo(200);
         assertThat(endpoint.getResponseBody())
                 .contains("{\"name\":\"otp-ip\",\"tiers\":[{\"limit\":3,\"window\":\"PT1M\",\"algorithm\":\"SLIDING_LOG\","
-                        + "\"countRejected\":false,\"blockFor\":\"PT15M\"}],\"store\":\"" + storeName() + "\",\"storeState\":"
+                        + "\"countRejected\":false,\"blockFor\":\"PT15M\"}],\"plans\":{},\"store\":\"" + storeName() + "\",\"storeState\":"
                         + storeState() + ",\"failurePolicy\":\"LOCAL_FALLBACK\",\"allowed\":")
                 .contains("\"name\":\"org-reads\",\"tiers\":[{\"limit\":2,\"window\":\"PT1M\"");
     }

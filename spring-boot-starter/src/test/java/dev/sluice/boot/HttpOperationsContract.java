@@ -13,14 +13,15 @@ import org.springframework.test.web.servlet.client.EntityExchangeResult;
 import org.springframework.test.web.servlet.client.RestTestClient;
 
 /**
- * An operator unblocks a caller over HTTP, with the delete operation granted
- * ({@code management.endpoint.ratelimits.access=unrestricted}); every store must give the same
- * answers. The {@code otp-ip} limiter of {@link LimitedApp} blocks an address for 15 minutes
- * after its fourth code within a minute.
+ * An operator unblocks a caller and changes limits over HTTP, with the endpoint's write
+ * operations granted ({@code management.endpoint.ratelimits.access=unrestricted}); every store
+ * must give the same answers. The {@code otp-ip} limiter of {@link LimitedApp} blocks an address
+ * for 15 minutes after its fourth code within a minute; the {@code product-api} rule of its
+ * application.properties admits 3 requests a minute per organization.
  */
 @SpringBootTest(classes = LimitedApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {"sluice.web.trusted-proxies=127.0.0.1", "management.endpoint.ratelimits.access=unrestricted"})
-abstract class HttpResetContract {
+abstract class HttpOperationsContract {
 
     private static final AtomicInteger CLIENTS = new AtomicInteger();
 
@@ -98,5 +99,72 @@ abstract class HttpResetContract {
         assertThat(deleted.getStatus().value()).isEqualTo(404);
         assertThat(deleted.getResponseBody()).isNull();
         assertThat(sendOtp(http, client).getStatus().value()).isEqualTo(429);
+    }
+
+    private EntityExchangeResult<String> products(String org) {
+        return http.get().uri("/products/" + org + "/items").exchange().returnResult(String.class);
+    }
+
+    private EntityExchangeResult<String> change(String limiter, String body) {
+        return http.post().uri("/actuator/ratelimits/" + limiter).contentType(MediaType.APPLICATION_JSON).body(body)
+                .exchange().returnResult(String.class);
+    }
+
+    @Test
+    void aLimitChangedLiveTakesEffectOnTheNextCallAndKeepsTheCounts() {
+        String org = "org-" + newClient();
+        for (int i = 0; i < 3; i++) {
+            assertThat(products(org).getStatus().value()).isEqualTo(200);
+        }
+        assertThat(products(org).getStatus().value()).isEqualTo(429);
+        try {
+            EntityExchangeResult<String> raised = change("product-api",
+                    "{\"limit\":\"5\",\"window\":\"1m\"}");
+            assertThat(raised.getStatus().value()).as(raised.getResponseBody()).isEqualTo(200);
+            assertThat(raised.getResponseBody()).contains("\"name\":\"product-api\",\"tiers\":[{\"limit\":5,");
+
+            EntityExchangeResult<String> next = products(org);
+            assertThat(next.getStatus().value()).as("raised to 5 with 3 used").isEqualTo(200);
+            assertThat(next.getResponseHeaders().getFirst("RateLimit-Policy")).isEqualTo("\"product-api\";q=5;w=60");
+            assertThat(products(org).getStatus().value()).isEqualTo(200);
+            assertThat(products(org).getStatus().value()).isEqualTo(429);
+
+            assertThat(change("product-api", "{\"limit\":\"1\",\"window\":\"1m\"}").getStatus().value()).isEqualTo(200);
+            String fresh = "org-" + newClient();
+            assertThat(products(fresh).getStatus().value()).isEqualTo(200);
+            assertThat(products(fresh).getStatus().value()).as("lowered to 1").isEqualTo(429);
+        } finally {
+            change("product-api", "{\"limit\":\"3\",\"window\":\"1m\"}");
+        }
+    }
+
+    @Test
+    void aPlanChangedLiveAppliesToTheCallsOfThatPlan() {
+        String org = "org-" + newClient();
+        try {
+            assertThat(change("product-api", "{\"plan\":\"silver\",\"limit\":\"4\",\"window\":\"1m\","
+                    + "\"algorithm\":\"sliding-log\"}").getResponseBody()).contains("\"silver\":[{\"limit\":4,");
+            for (int i = 0; i < 4; i++) {
+                assertThat(http.get().uri("/products/" + org + "/items").header("X-Plan", "silver").exchange()
+                        .returnResult(String.class).getStatus().value()).isEqualTo(200);
+            }
+            assertThat(products(org).getStatus().value()).as("back on the default plan, 4 used of 3").isEqualTo(429);
+        } finally {
+            change("product-api", "{\"plan\":\"silver\",\"limit\":\"3\",\"window\":\"1m\"}");
+        }
+    }
+
+    @Test
+    void aChangeOfAnUnknownLimiterIsNotFoundAndInvalidTiersAreABadRequestThatChangesNothing() {
+        assertThat(change("no-such-limiter", "{\"limit\":\"5\",\"window\":\"1m\"}").getStatus().value())
+                .isEqualTo(404);
+        EntityExchangeResult<String> invalid = change("product-api", "{\"limit\":\"0\",\"window\":\"1m\"}");
+        assertThat(invalid.getStatus().value()).isEqualTo(400);
+        assertThat(invalid.getResponseBody()).contains("the tier is invalid: limit must be positive, was 0");
+        assertThat(change("product-api", "{\"limit\":\"5\",\"window\":\"1 minute\"}").getStatus().value())
+                .isEqualTo(400);
+        assertThat(change("product-api", "{\"limit\":\"5\"}").getStatus().value()).as("no window").isEqualTo(400);
+        assertThat(http.get().uri("/actuator/ratelimits").exchange().returnResult(String.class).getResponseBody())
+                .contains("{\"name\":\"product-api\",\"tiers\":[{\"limit\":3,");
     }
 }

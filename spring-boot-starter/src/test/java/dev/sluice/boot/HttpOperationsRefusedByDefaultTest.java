@@ -6,17 +6,19 @@ import dev.sluice.boot.app.LimitedApp;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.http.MediaType;
 import org.springframework.test.web.servlet.client.EntityExchangeResult;
 import org.springframework.test.web.servlet.client.RestTestClient;
 
 /**
- * Exposing the {@code ratelimits} endpoint shows the limiters but unblocks nobody: the delete
- * operation needs {@code management.endpoint.ratelimits.access=unrestricted}, which this
- * application (the one {@link HttpLimitsContract} runs) does not set.
+ * Exposing the {@code ratelimits} endpoint shows the limiters but unblocks nobody and changes no
+ * limit: the delete and write operations need
+ * {@code management.endpoint.ratelimits.access=unrestricted}, which this application (the one
+ * {@link HttpLimitsContract} runs) does not set.
  */
 @SpringBootTest(classes = LimitedApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = "sluice.web.trusted-proxies=127.0.0.1")
-class HttpResetRefusedByDefaultTest {
+class HttpOperationsRefusedByDefaultTest {
 
     @LocalServerPort
     private int port;
@@ -24,15 +26,28 @@ class HttpResetRefusedByDefaultTest {
     @Test
     void aDeleteIsRefusedAndTheKeyStaysBlockedWhileTheEndpointStillReads() {
         RestTestClient http = RestTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).build();
-        String client = HttpResetContract.newClient();
-        HttpResetContract.block(http, client);
+        String client = HttpOperationsContract.newClient();
+        HttpOperationsContract.block(http, client);
 
         EntityExchangeResult<String> deleted = http.delete().uri("/actuator/ratelimits/otp-ip/" + client).exchange()
                 .returnResult(String.class);
 
         assertThat(deleted.getStatus().value()).as("no such operation").isEqualTo(404);
-        assertThat(HttpResetContract.sendOtp(http, client).getStatus().value()).isEqualTo(429);
+        assertThat(HttpOperationsContract.sendOtp(http, client).getStatus().value()).isEqualTo(429);
         assertThat(http.get().uri("/actuator/ratelimits").exchange().returnResult(String.class).getStatus().value())
                 .isEqualTo(200);
+    }
+
+    @Test
+    void aChangeIsRefusedAndTheLimitStaysAsItWas() {
+        RestTestClient http = RestTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).build();
+
+        EntityExchangeResult<String> changed = http.post().uri("/actuator/ratelimits/product-api")
+                .contentType(MediaType.APPLICATION_JSON).body("{\"limit\":\"1000\",\"window\":\"1m\"}").exchange()
+                .returnResult(String.class);
+
+        assertThat(changed.getStatus().value()).as("no such operation").isIn(404, 405);
+        assertThat(http.get().uri("/actuator/ratelimits").exchange().returnResult(String.class).getResponseBody())
+                .contains("{\"name\":\"product-api\",\"tiers\":[{\"limit\":3,");
     }
 }

@@ -1,5 +1,5 @@
 package dev.sluice.boot;
 
-/** Unblocking a caller over HTTP with the default in-memory store. */
-class InMemoryHttpResetTest extends HttpResetContract {
+/** Unblocking callers and changing limits over HTTP with the default in-memory store. */
+class InMemoryHttpOperationsTest extends HttpOperationsContract {
 }

@@ -2,6 +2,7 @@ package dev.sluice.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.RateLimiterRegistry;
 import dev.sluice.annotation.RateLimited;
 import dev.sluice.aop.MethodRateLimiter;
 import dev.sluice.redisson.RedissonRateLimitStore;
@@ -27,10 +28,11 @@ class RateLimitsEndpointWebExtensionTest {
             RedissonClient client = RedisClients.connect(redis);
             try {
                 RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).build();
-                MethodRateLimiter limits = MethodRateLimiter.builder().store(store).build();
+                MethodRateLimiter limits = MethodRateLimiter.builder()
+                        .registry(RateLimiterRegistry.builder().store(store).build()).build();
                 limits.validate(Otp.class);
                 RateLimitsEndpointWebExtension web = new RateLimitsEndpointWebExtension(
-                        new RateLimitsEndpoint(limits, new RateLimitStatistics()));
+                        new RateLimitsEndpoint(limits.registry(), new RateLimitStatistics()));
                 assertThat(web.reset("otp-ip", new String[] {"203.0.113.9"}).getStatus())
                         .as("while Redis answers").isEqualTo(WebEndpointResponse.STATUS_NO_CONTENT);
 

@@ -5,8 +5,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
-/** Unblocking a caller over HTTP with {@code sluice.store=redis}, against a redis-server the test starts. */
-class RedisHttpResetTest extends HttpResetContract {
+/** Unblocking callers and changing limits over HTTP with {@code sluice.store=redis}, against a redis-server the test starts. */
+class RedisHttpOperationsTest extends HttpOperationsContract {
 
     private static final RedisServer REDIS = RedisServer.start();
 

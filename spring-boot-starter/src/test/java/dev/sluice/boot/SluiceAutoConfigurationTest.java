@@ -10,9 +10,9 @@ import dev.sluice.StoreUnavailableException;
 import dev.sluice.Tier;
 import dev.sluice.aop.MethodRateLimiter;
 import dev.sluice.aop.RateLimitKeyException;
+import dev.sluice.config.RateLimitingAdvisor;
 import dev.sluice.annotation.Algorithm;
 import dev.sluice.annotation.RateLimited;
-import dev.sluice.aop.RateLimitedAspect;
 import dev.sluice.redisson.RedissonRateLimitStore;
 import dev.sluice.redisson.testing.RedisClients;
 import dev.sluice.redisson.testing.RedisExtension;
@@ -38,7 +38,7 @@ class SluiceAutoConfigurationTest {
     @Test
     void limitsWithAnInMemoryStoreByDefault() {
         runner.run(context -> {
-            assertThat(context).hasSingleBean(MethodRateLimiter.class).hasSingleBean(RateLimitedAspect.class);
+            assertThat(context).hasSingleBean(MethodRateLimiter.class).hasSingleBean(RateLimitingAdvisor.class);
             assertThat(context).getBean(RateLimitStore.class).isInstanceOf(InMemoryRateLimitStore.class);
         });
     }
@@ -52,7 +52,7 @@ class SluiceAutoConfigurationTest {
     @Test
     void turnsEverythingOffWhenDisabled() {
         runner.withPropertyValues("sluice.enabled=false").run(context -> {
-            assertThat(context).doesNotHaveBean(MethodRateLimiter.class).doesNotHaveBean(RateLimitedAspect.class)
+            assertThat(context).doesNotHaveBean(MethodRateLimiter.class).doesNotHaveBean(RateLimitingAdvisor.class)
                     .doesNotHaveBean(RateLimitStore.class);
         });
     }

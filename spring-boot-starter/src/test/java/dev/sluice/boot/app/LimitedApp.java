@@ -6,6 +6,7 @@ import dev.sluice.tck.MutableClock;
 import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.http.HttpStatus;
@@ -20,6 +21,9 @@ import org.springframework.web.bind.annotation.RestController;
 /** A small web application with limited endpoints, for the starter's tests over HTTP. */
 @SpringBootApplication
 public class LimitedApp {
+
+    /** How many requests the products endpoint has served. */
+    public static final AtomicInteger PRODUCT_CALLS = new AtomicInteger();
 
     /** Starts at the beginning of a minute, so that fixed windows have known ends. */
     @Bean
@@ -69,6 +73,13 @@ public class LimitedApp {
         @RateLimited(name = "api-key", key = "#apiKey", limit = 5, window = "1m")
         Map<String, String> keyed(@RequestHeader(name = "X-Api-Key", required = false) String apiKey) {
             return Map.of("keyed", "yes");
+        }
+
+        /** Limited by the rule {@code product-api} of application.properties alone; counts the calls it serves. */
+        @GetMapping("/products/{org}/items")
+        Map<String, String> products(@PathVariable String org) {
+            PRODUCT_CALLS.incrementAndGet();
+            return Map.of("org", org);
         }
 
         @GetMapping("/switched-off")

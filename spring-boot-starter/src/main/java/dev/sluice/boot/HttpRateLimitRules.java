@@ -1,0 +1,242 @@
+package dev.sluice.boot;
+
+import dev.sluice.LimitDefinition;
+import dev.sluice.RateLimitListener;
+import dev.sluice.RateLimiter;
+import dev.sluice.RateLimiterRegistry;
+import dev.sluice.Tier;
+import dev.sluice.annotation.KeyErrorPolicy;
+import dev.sluice.annotation.OnLimit;
+import dev.sluice.aop.RateLimitKeyException;
+import dev.sluice.aop.RateLimitVariables;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+import org.springframework.expression.BeanResolver;
+import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.standard.SpelExpression;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.expression.spel.support.StandardEvaluationContext;
+import org.springframework.http.server.PathContainer;
+import org.springframework.util.ObjectUtils;
+import org.springframework.web.util.pattern.PathPattern;
+import org.springframework.web.util.pattern.PathPatternParser;
+import org.springframework.web.util.pattern.PatternParseException;
+
+/**
+ * The limiters of {@code sluice.http.rules}: each rule, checked when the application starts
+ * and registered as a limiter of its name, decides the requests whose method and path it
+ * matches. Independent of the web stack: the servlet filter hands it the method, the path
+ * within the application, and how to find the client address and the request.
+ *
+ * <p>Rules are asked in the order they are configured, each for its own key; the first that
+ * rejects ends the request, and the rules after it are not asked. Permits the rules before it
+ * took stay taken, as with several limiters on one annotated method: limits that must be
+ * all-or-nothing belong in one rule as its tiers, which are decided in one atomic store call.
+ */
+final class HttpRateLimitRules {
+
+    /** The variables a rule's expressions may use. */
+    private static final Set<String> VARIABLES = Set.of("ip", "request", "path");
+
+    private final List<Rule> rules;
+    private final KeyErrorPolicy onKeyError;
+    private final RateLimiterRegistry registry;
+    private final @Nullable BeanResolver beans;
+
+    HttpRateLimitRules(List<SluiceProperties.Rule> configured, PropertiesLimitOverrides overrides,
+                       RateLimiterRegistry registry, KeyErrorPolicy onKeyError, @Nullable BeanResolver beans) {
+        this.registry = registry;
+        this.onKeyError = onKeyError;
+        this.beans = beans;
+        List<Rule> parsed = new ArrayList<>();
+        Set<String> names = new HashSet<>();
+        for (int i = 0; i < configured.size(); i++) {
+            SluiceProperties.Rule rule = configured.get(i);
+            String property = "sluice.http.rules[" + i + "]";
+            String name = rule.getName();
+            if (name == null || name.isBlank()) {
+                throw new SluiceConfigurationException(property + " has no name", "Set " + property + ".name: it"
+                        + " names the limiter in headers, metrics and the actuator endpoint.", null);
+            }
+            if (!names.add(name)) {
+                throw new SluiceConfigurationException(property + " is named '" + name + "' like an earlier rule",
+                        "Give each rule its own name; a rule may have several tiers.", null);
+            }
+            if (overrides.enabled(name)) {
+                parsed.add(parse(property, name, rule, overrides));
+            }
+        }
+        this.rules = List.copyOf(parsed);
+    }
+
+    /** One rule, as it decides requests. */
+    record Rule(String name, PathPattern pattern, Set<String> methods, @Nullable SpelExpression key,
+                @Nullable SpelExpression plan, boolean usesIp, RateLimiter limiter) {
+
+        boolean matches(String method, PathContainer path) {
+            return (methods.isEmpty() || methods.contains(method)) && pattern.matches(path);
+        }
+    }
+
+    private Rule parse(String property, String name, SluiceProperties.Rule rule, PropertiesLimitOverrides overrides) {
+        if (rule.getPath() == null || rule.getPath().isBlank()) {
+            throw new SluiceConfigurationException(property + " (" + name + ") has no path", "Set " + property
+                    + ".path to a path pattern, such as /v1/organizations/{orgId}/product/**.", null);
+        }
+        PathPattern pattern;
+        try {
+            pattern = PathPatternParser.defaultInstance.parse(rule.getPath());
+        } catch (PatternParseException e) {
+            throw new SluiceConfigurationException(property + ".path (" + name + ") '" + rule.getPath()
+                    + "' is not a path pattern: " + e.getMessage(), "Write it in Spring's PathPattern syntax:"
+                    + " /v1/organizations/{orgId}/product/**.", e);
+        }
+        Set<String> methods = new HashSet<>();
+        for (String method : rule.getMethods()) {
+            String upper = method.trim().toUpperCase(Locale.ROOT);
+            if (!upper.matches("GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS|TRACE")) {
+                throw new SluiceConfigurationException(property + ".methods (" + name + ") has '" + method
+                        + "', which is not an HTTP method", "Use GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS or"
+                        + " TRACE, or leave methods out for all of them.", null);
+            }
+            methods.add(upper);
+        }
+        if (rule.getTiers().isEmpty()) {
+            throw new SluiceConfigurationException(property + " (" + name + ") has no tiers", "Give it at least one"
+                    + " tier: " + property + ".tiers[0].limit and " + property + ".tiers[0].window.", null);
+        }
+        if (overrides.tiers(name).isPresent()) {
+            throw new SluiceConfigurationException("sluice.limits." + name + ".tiers configure the tiers of rule '"
+                    + name + "', which has its own", "Set the tiers in " + property + ".tiers; sluice.limits."
+                    + name + " may give the rule's plans.", null);
+        }
+        List<Tier> tiers = PropertiesLimitOverrides.tiers(property + ".tiers", rule.getTiers());
+        SpelExpression key = expression(property + ".key", name, rule.getKey());
+        SpelExpression plan = expression(property + ".plan", name, rule.getPlan());
+        RateLimiter limiter;
+        try {
+            limiter = registry.register(new LimitDefinition(name, rule.getKey(), tiers, "1", OnLimit.REJECT,
+                    Duration.ZERO, "", null, null, rule.getPlan(), overrides.plans(name)));
+        } catch (IllegalArgumentException e) {
+            throw new SluiceConfigurationException(property + " (" + name + ") cannot be built: " + e.getMessage(),
+                    "Give the rule a name no other limiter has, and tiers its store supports.", e);
+        }
+        boolean usesIp = key != null && RateLimitVariables.referencedBy(key).contains("ip")
+                || plan != null && RateLimitVariables.referencedBy(plan).contains("ip");
+        return new Rule(name, pattern, Set.copyOf(methods), key, plan, usesIp, limiter);
+    }
+
+    private static @Nullable SpelExpression expression(String property, String name, String text) {
+        if (text.isBlank()) {
+            return null;
+        }
+        SpelExpression expression;
+        try {
+            expression = (SpelExpression) new SpelExpressionParser().parseExpression(text);
+        } catch (ParseException e) {
+            throw new SluiceConfigurationException(property + " (" + name + ") '" + text + "' is not a valid SpEL"
+                    + " expression: " + e.getMessage(), "Correct the expression.", e);
+        }
+        for (String variable : RateLimitVariables.referencedBy(expression)) {
+            if (!VARIABLES.contains(variable)) {
+                throw new SluiceConfigurationException(property + " (" + name + ") '" + text + "' refers to #"
+                        + variable + ", which a rule does not have", "Use #ip (the client address), #request (the"
+                        + " request) or #path (the path's variables: #path['orgId']).", null);
+            }
+        }
+        return expression;
+    }
+
+    /** The rules matching a request's method and path within the application, in their order. */
+    List<Rule> matching(String method, PathContainer path) {
+        List<Rule> matched = null;
+        for (Rule rule : rules) {
+            if (rule.matches(method, path)) {
+                if (matched == null) {
+                    matched = new ArrayList<>(2);
+                }
+                matched.add(rule);
+            }
+        }
+        return matched == null ? List.of() : matched;
+    }
+
+    /** The rules, in their order. */
+    List<Rule> rules() {
+        return rules;
+    }
+
+    /**
+     * The key and plan of a request under a rule, as its expressions give them; {@code null} when
+     * the rule lets the request through without counting it ({@link KeyErrorPolicy#SKIP}).
+     *
+     * @throws RateLimitKeyException when the key cannot be worked out under
+     *         {@link KeyErrorPolicy#REJECT}
+     */
+    @Nullable Call call(Rule rule, PathContainer path, Supplier<String> ip, Object request) {
+        StandardEvaluationContext context = null;
+        if (rule.key != null || rule.plan != null) {
+            context = new StandardEvaluationContext();
+            // Resolving the client address reads forwarding headers: only when an expression wants it.
+            context.setVariable("ip", rule.usesIp ? ip.get() : null);
+            context.setVariable("request", request);
+            context.setVariable("path", variables(rule, path));
+            if (beans != null) {
+                context.setBeanResolver(beans);
+            }
+        }
+        try {
+            return new Call(value(rule, "key", rule.key, context, ""), value(rule, "plan", rule.plan, context, null));
+        } catch (RateLimitKeyException error) {
+            for (RateLimitListener listener : registry.listeners()) {
+                listener.onKeyError(rule.limiter, error);
+            }
+            return switch (onKeyError) {
+                case REJECT -> throw error;
+                case SHARED_KEY -> new Call("(key error)", null);
+                case SKIP -> null;
+            };
+        }
+    }
+
+    /** What one request is counted as under a rule. */
+    record Call(String key, @Nullable String plan) {
+    }
+
+    private static Map<String, String> variables(Rule rule, PathContainer path) {
+        PathPattern.PathMatchInfo match = rule.pattern.matchAndExtract(path);
+        return match == null ? Map.of() : match.getUriVariables();
+    }
+
+    private static @Nullable String value(Rule rule, String attribute, @Nullable SpelExpression expression,
+                                          @Nullable StandardEvaluationContext context, @Nullable String none) {
+        if (expression == null) {
+            return none;
+        }
+        Object value;
+        try {
+            value = expression.getValue(context);
+        } catch (RuntimeException e) {
+            throw failed(rule, attribute + " expression '" + expression.getExpressionString() + "' failed: "
+                    + e.getMessage(), e);
+        }
+        String text = value == null ? null : ObjectUtils.nullSafeToString(value);
+        if (attribute.equals("key") && (text == null || text.isBlank())) {
+            throw failed(rule, "key expression '" + expression.getExpressionString() + "' evaluated to "
+                    + (text == null ? "null" : "a blank string") + "; a key must identify the caller", null);
+        }
+        return text;
+    }
+
+    private static RateLimitKeyException failed(Rule rule, String problem, @Nullable Throwable cause) {
+        return new RateLimitKeyException(rule.name, "Rate limit rule '" + rule.name + "' cannot count this request:"
+                + " its " + problem, cause);
+    }
+}

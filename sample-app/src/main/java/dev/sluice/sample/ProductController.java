@@ -11,9 +11,10 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * An organization's products, limited per organization: the annotations name the limiters and
- * their key, and {@code application.yml} sets the limits (1,000 reads and 100 writes per 10 s),
- * so an operator can change them without a rebuild.
+ * An organization's products, limited per organization: the annotations name the limiters, their
+ * key and how a call's plan is found, and {@code application.yml} sets the limits (free plan:
+ * 1,000 reads and 100 writes per 10 s; pro plan: 5,000 and 500), so an operator can change them
+ * without a rebuild, or live through the actuator.
  */
 @RestController
 public class ProductController {
@@ -38,7 +39,7 @@ public class ProductController {
      * @return the product, or 404
      */
     @GetMapping("/api/organizations/{orgId}/products/{id}")
-    @RateLimited(name = "org-reads", key = "#orgId")
+    @RateLimited(name = "org-reads", key = "#orgId", plan = "@organizationPlans.planOf(#orgId)")
     public ResponseEntity<Product> read(@PathVariable String orgId, @PathVariable String id) {
         Product product = products.get(orgId + "/" + id);
         return product == null ? ResponseEntity.notFound().build() : ResponseEntity.ok(product);
@@ -53,7 +54,7 @@ public class ProductController {
      * @return the stored product
      */
     @PutMapping("/api/organizations/{orgId}/products/{id}")
-    @RateLimited(name = "org-writes", key = "#orgId")
+    @RateLimited(name = "org-writes", key = "#orgId", plan = "@organizationPlans.planOf(#orgId)")
     public Product write(@PathVariable String orgId, @PathVariable String id, @RequestBody Product product) {
         Product stored = new Product(id, product.name(), product.price());
         products.put(orgId + "/" + id, stored);

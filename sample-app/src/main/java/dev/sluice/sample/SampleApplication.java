@@ -8,8 +8,10 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
  *
  * <ul>
  *   <li>{@link OtpController}: one-time codes, limited per client address and per phone number;</li>
- *   <li>{@link ProductController}: an API limited per organization, the limits set in
- *       {@code application.yml};</li>
+ *   <li>{@link ProductController}: an API limited per organization on its plan
+ *       ({@link OrganizationPlans}), the limits set in {@code application.yml};</li>
+ *   <li>{@link CatalogController}: an endpoint limited by a rule of {@code application.yml}
+ *       alone, three tiers on one path;</li>
  *   <li>{@link PartnerClient}: outbound calls to a partner that caps us, waiting for a permit.</li>
  * </ul>
  */

@@ -90,6 +90,50 @@ abstract class SampleAppContract {
     }
 
     @Test
+    void anOrganizationOnTheProPlanGetsItsTiers() {
+        EntityExchangeResult<String> pro = send("PUT", "/api/organizations/initech/products/p1",
+                "{\"name\":\"Stapler\",\"price\":499}");
+        assertThat(pro.getStatus().value()).isEqualTo(200);
+        assertThat(pro.getResponseHeaders().getFirst("RateLimit-Policy")).isEqualTo("\"org-writes\";q=500;w=10");
+        assertThat(send("GET", "/api/organizations/initech/products/p1", null).getResponseHeaders()
+                .getFirst("RateLimit-Policy")).isEqualTo("\"org-reads\";q=5000;w=10");
+        assertThat(send("GET", "/api/organizations/umbrella/products/p1", null).getResponseHeaders()
+                .getFirst("RateLimit-Policy")).as("the free plan").isEqualTo("\"org-reads\";q=1000;w=10");
+    }
+
+    @Test
+    void theCatalogIsLimitedByARuleWithThreeTiers() {
+        EntityExchangeResult<String> catalog = send("GET", "/v1/product", null);
+
+        assertThat(catalog.getStatus().value()).isEqualTo(200);
+        assertThat(catalog.getResponseHeaders().getFirst("RateLimit-Policy")).startsWith("\"product-api\";q=");
+        assertThat(send("GET", "/actuator/ratelimits", null).getResponseBody()).contains("{\"name\":\"product-api\","
+                + "\"tiers\":[{\"limit\":500,\"window\":\"PT2S\",\"algorithm\":\"FIXED_WINDOW\",\"countRejected\":false,"
+                + "\"blockFor\":\"PT0S\"},{\"limit\":2000,\"window\":\"PT10S\"");
+    }
+
+    @Test
+    void anOperatorLowersTheCatalogsLimitLiveAndItsCountsCarryOn() {
+        try {
+            EntityExchangeResult<String> changed = send("POST", "/actuator/ratelimits/product-api",
+                    "{\"window\":\"60s\",\"limit\":\"3\"}");
+            assertThat(changed.getStatus().value()).as(changed.getResponseBody()).isEqualTo(200);
+            int admitted = 0;
+            while (send("GET", "/v1/product", null).getStatus().value() == 200) {
+                admitted++;
+                assertThat(admitted).isLessThan(10);
+            }
+            assertThat(admitted).as("at most 3 in the minute, the catalog calls of other tests included")
+                    .isLessThanOrEqualTo(3);
+            EntityExchangeResult<String> rejected = send("GET", "/v1/product", null);
+            assertThat(rejected.getStatus().value()).isEqualTo(429);
+            assertThat(rejected.getResponseHeaders().getFirst("RateLimit-Policy")).isEqualTo("\"product-api\";q=3;w=60");
+        } finally {
+            send("POST", "/actuator/ratelimits/product-api", "{\"window\":\"60s\",\"limit\":\"10000\"}");
+        }
+    }
+
+    @Test
     void theBatchOfPartnerCallsWaitsForPermitsAndBreaksNoCap() {
         EntityExchangeResult<String> batch = send("POST", "/api/quotes/batch?count=20", null);
 
@@ -105,7 +149,7 @@ abstract class SampleAppContract {
 
         EntityExchangeResult<String> limits = send("GET", "/actuator/ratelimits", null);
         assertThat(limits.getResponseBody()).contains("{\"name\":\"partner\",\"tiers\":[{\"limit\":5,\"window\":\"PT1.1S\","
-                + "\"algorithm\":\"SLIDING_LOG\",\"countRejected\":false,\"blockFor\":\"PT0S\"}],\"store\":\""
+                + "\"algorithm\":\"SLIDING_LOG\",\"countRejected\":false,\"blockFor\":\"PT0S\"}],\"plans\":{},\"store\":\""
                 + storeName() + "\",\"storeState\":" + storeState() + ",\"failurePolicy\":\"LOCAL_FALLBACK\","
                 + "\"allowed\":20,\"rejected\":0}")
                 .contains("\"name\":\"otp-ip\"").contains("\"failurePolicy\":\"FAIL_CLOSED\"");

@@ -14,6 +14,7 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.KotlinDetector;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.BeanResolver;
 import org.springframework.expression.ConstructorResolver;
@@ -122,13 +123,23 @@ final class Expressions {
     }
 
     /**
+     * The parameters of a method that expressions can name: all of them, but for the
+     * continuation a Kotlin {@code suspend} function takes last, which is the caller's, not an
+     * argument (calls of one are evaluated without it).
+     */
+    static int parameterCount(Method method) {
+        int count = method.getParameterCount();
+        return KotlinDetector.isSuspendingFunction(method) ? count - 1 : count;
+    }
+
+    /**
      * How a method's arguments are named in expressions: by position ({@code #p0}, {@code #a0})
      * and by parameter name, a later name taking the place of an earlier one as
      * {@link MethodBasedEvaluationContext} does.
      */
     Arguments arguments(Method method) {
         String[] names = parameterNames.getParameterNames(method);
-        int count = names != null ? names.length : method.getParameterCount();
+        int count = names != null ? Math.min(names.length, parameterCount(method)) : parameterCount(method);
         Map<String, Integer> positions = new HashMap<>();
         Set<String> declared = new HashSet<>();
         for (int i = 0; i < count; i++) {
@@ -219,6 +230,14 @@ final class Expressions {
             return expression.getExpressionString();
         }
 
+        /** The contributed variables it reads: those it names that no parameter of the method has. */
+        List<String> contributedVariables() {
+            return RateLimitVariables.referencedBy(expression).stream()
+                    .filter(name -> variables.names().contains(name) && !arguments.positions.containsKey(name)
+                            && !arguments.declared.contains(name))
+                    .toList();
+        }
+
         /**
          * The expression's value for a call.
          *
@@ -266,8 +285,9 @@ final class Expressions {
     /** The declared class of the parameter a variable names, or {@code null} when it names none. */
     private @Nullable Class<?> parameterType(Method method, String variable) {
         String[] names = parameterNames.getParameterNames(method);
-        for (int i = 0; i < method.getParameterCount(); i++) {
-            if (variable.equals("p" + i) || variable.equals("a" + i) || names != null && variable.equals(names[i])) {
+        for (int i = 0; i < parameterCount(method); i++) {
+            if (variable.equals("p" + i) || variable.equals("a" + i)
+                    || names != null && i < names.length && variable.equals(names[i])) {
                 return method.getParameterTypes()[i];
             }
         }
@@ -324,9 +344,9 @@ final class Expressions {
         Set<String> known = new LinkedHashSet<>();
         String[] names = parameterNames.getParameterNames(method);
         if (names != null) {
-            known.addAll(List.of(names));
+            known.addAll(List.of(names).subList(0, Math.min(names.length, parameterCount(method))));
         }
-        for (int i = 0; i < method.getParameterCount(); i++) {
+        for (int i = 0; i < parameterCount(method); i++) {
             known.add("p" + i);
             known.add("a" + i);
         }

@@ -12,18 +12,24 @@ import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import org.aspectj.lang.ProceedingJoinPoint;
 import org.jspecify.annotations.Nullable;
+import org.springframework.aop.aspectj.MethodInvocationProceedingJoinPoint;
 import org.springframework.core.BridgeMethodResolver;
+import org.springframework.core.KotlinDetector;
 import org.springframework.core.MethodClassKey;
+import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.expression.BeanResolver;
 import org.springframework.expression.EvaluationContext;
@@ -52,8 +58,23 @@ import org.springframework.util.StringValueResolver;
  * caller: the decision is asynchronous, waits are scheduled, and a rejection fails the returned
  * future. Such a method itself runs on the calling thread when admitted at once, and otherwise
  * on the thread that completes the decision (after a wait, the sleeper's; with a Redis store,
- * Redisson's), so it should only start asynchronous work, not rely on thread-bound context.
- * All other methods are decided before they run, on the calling thread.
+ * the store's executor), so it should only start asynchronous work, not rely on thread-bound
+ * context.
+ *
+ * <p>Methods returning {@code Mono}, {@code Flux} or any other type Spring's
+ * {@link ReactiveAdapterRegistry} knows (RxJava 3, Kotlin {@code Flow}, {@code Publisher},
+ * Mutiny), and Kotlin {@code suspend} functions behind Spring proxies, are decided when
+ * subscribed, which needs Reactor on the class path: calling the method only returns a
+ * publisher of its type, taking no permit. Each subscription to it (a re-subscription by
+ * {@code retry()} or {@code repeat()} too) is a call of its own: its expressions are evaluated
+ * with the subscriber's Reactor Context as {@link SubscriberContext#current()}, it is decided
+ * through the store's asynchronous path without blocking the subscribing thread (a wait is
+ * scheduled), and once admitted the method runs and what it returns is subscribed; a rejected
+ * subscription gets {@code RateLimitExceededException} as an error signal, and the method does
+ * not run. A reactive return type that cannot be limited so (Reactor absent, or a type the
+ * registry cannot make from a publisher) fails validation, naming the method.
+ *
+ * <p>All other methods are decided before they run, on the calling thread.
  */
 public final class MethodRateLimiter {
 
@@ -71,7 +92,30 @@ public final class MethodRateLimiter {
          * @throws Throwable what the method threw
          */
         @Nullable Object proceed() throws Throwable;
+
+        /**
+         * An invocation that proceeds with this call once more, as if it were made again:
+         * calls decided when subscribed proceed with one for each admitted subscription, after
+         * the call has returned, possibly on another thread. A Spring proxy's gives a copy of
+         * the method invocation, which runs the rest of the advice chain again.
+         *
+         * @return by default this invocation, for invocations that may proceed any number of
+         *         times, on any thread
+         */
+        default Invocation copy() {
+            return this;
+        }
     }
+
+    /** Whether Reactor is on the class path, without which no call is decided on subscription. */
+    private static final boolean REACTOR_PRESENT =
+            ClassUtils.isPresent("reactor.core.publisher.Mono", MethodRateLimiter.class.getClassLoader());
+    /** Whether Spring proxies hand suspend functions to their advice as publishers. */
+    private static final boolean COROUTINES_REACTOR_PRESENT =
+            ClassUtils.isPresent("kotlinx.coroutines.reactor.MonoKt", MethodRateLimiter.class.getClassLoader());
+    /** The supertypes, by name, that make a return type reactive whether or not an adapter knows it. */
+    private static final List<String> PUBLISHERS = List.of("org.reactivestreams.Publisher",
+            "java.util.concurrent.Flow$Publisher", "kotlinx.coroutines.flow.Flow");
 
     private final RateLimiterRegistry registry;
     private final List<CallScopedListener> callScopedListeners;
@@ -110,7 +154,8 @@ public final class MethodRateLimiter {
      * @param args        the arguments
      * @param invocation  proceeds with the call
      * @return what the method returned; for an asynchronous method, a future that fails with
-     *         {@code RateLimitExceededException} when the call is rejected
+     *         {@code RateLimitExceededException} when the call is rejected; for a method decided
+     *         when subscribed, a publisher of its type, deciding each subscription
      * @throws Throwable what the method threw, or {@code RateLimitExceededException}
      */
     public @Nullable Object invoke(Method method, @Nullable Object target, Class<?> targetClass,
@@ -131,12 +176,18 @@ public final class MethodRateLimiter {
         if (methodLimits.limits.length == 0) {
             return proceed(invocation, joinPoint);
         }
+        if (methodLimits.subscribed != null) {
+            return limitSubscriptions(methodLimits, methodLimits.subscribed, target, targetClass, args,
+                    invocation != null ? invocation : joinPoint(methodLimits, Objects.requireNonNull(joinPoint)));
+        }
         // Keys that name a parameter or variable, and fixed costs, need no expression context.
         EvaluationContext context = methodLimits.needsContext
                 ? expressions.context(methodLimits.method, methodLimits.arguments, args, target, targetClass) : null;
         List<RateLimitListener> heard = listenersForThisCall();
         if (methodLimits.async) {
-            return invokeAsync(methodLimits.limits, args, context, heard, () -> proceed(invocation, joinPoint));
+            Invocation later = invocation != null ? invocation : Objects.requireNonNull(joinPoint)::proceed;
+            return admitAsync(methodLimits.limits, args, context, heard)
+                    .thenCompose(admitted -> proceedAsync(later.copy()));
         }
         for (MethodLimit limit : methodLimits.limits) {
             String key;
@@ -212,11 +263,17 @@ public final class MethodRateLimiter {
         }
     }
 
-    private static CompletableFuture<@Nullable Object> invokeAsync(MethodLimit[] methodLimits,
-                                                                   @Nullable Object[] args,
-                                                                   @Nullable EvaluationContext context,
-                                                                   List<RateLimitListener> heard,
-                                                                   Invocation invocation) {
+    /**
+     * Decides a call, or a subscription, through every limiter's asynchronous path, in
+     * declaration order: evaluates its expressions now, on this thread, and asks the limiters
+     * one after the other without blocking.
+     *
+     * @return a stage completing once every limiter admitted the call, or failing with
+     *         {@code RateLimitExceededException} (or {@code RateLimitKeyException})
+     */
+    private static CompletableFuture<?> admitAsync(MethodLimit[] methodLimits, @Nullable Object[] args,
+                                                   @Nullable EvaluationContext context,
+                                                   List<RateLimitListener> heard) {
         CompletableFuture<?> admitted = CompletableFuture.completedFuture(null);
         for (MethodLimit limit : methodLimits) {
             String counted;
@@ -252,15 +309,131 @@ public final class MethodRateLimiter {
                         }
                     }));
         }
-        return admitted.thenCompose(decision -> {
-            try {
-                @SuppressWarnings("unchecked")
-                CompletionStage<@Nullable Object> result = (CompletionStage<@Nullable Object>) invocation.proceed();
-                return result;
-            } catch (Throwable failure) {
-                return CompletableFuture.failedFuture(failure);
+        return admitted;
+    }
+
+    /** Proceeds with an admitted asynchronous call: the future the method returned. */
+    private static CompletionStage<@Nullable Object> proceedAsync(Invocation invocation) {
+        try {
+            @SuppressWarnings("unchecked")
+            CompletionStage<@Nullable Object> result = (CompletionStage<@Nullable Object>) invocation.proceed();
+            return result;
+        } catch (Throwable failure) {
+            return CompletableFuture.failedFuture(failure);
+        }
+    }
+
+    /**
+     * The result of a call decided when subscribed: each subscription evaluates the expressions
+     * (with the subscriber's Context current), asks the call-scoped listeners, and is decided
+     * asynchronously before the method runs.
+     */
+    private @Nullable Object limitSubscriptions(MethodLimits methodLimits, SubscribedCalls subscribed,
+                                                @Nullable Object target, Class<?> targetClass,
+                                                @Nullable Object[] args, Invocation invocation) {
+        // A suspend function's last argument is the caller's continuation, not a parameter expressions name.
+        @Nullable Object[] arguments = methodLimits.suspending && args != null && args.length > 0
+                ? Arrays.copyOf(args, args.length - 1) : args;
+        Supplier<CompletionStage<?>> admission = () -> {
+            EvaluationContext context = methodLimits.needsContext
+                    ? expressions.context(methodLimits.method, methodLimits.arguments, arguments, target, targetClass)
+                    : null;
+            return admitAsync(methodLimits.limits, arguments, context, listenersForThisCall());
+        };
+        return subscribed.result(admission, invocation);
+    }
+
+    /**
+     * What a subscription proceeds with in code the aspect advises: the join point, unless the
+     * method is a suspend function woven by AspectJ, which cannot be limited without blocking.
+     */
+    private static Invocation joinPoint(MethodLimits methodLimits, ProceedingJoinPoint joinPoint) {
+        if (methodLimits.suspending && !(joinPoint instanceof MethodInvocationProceedingJoinPoint)) {
+            throw wovenSuspendingFunction(methodLimits.method);
+        }
+        return joinPoint::proceed;
+    }
+
+    /**
+     * The failure of a limit on a Kotlin {@code suspend} function in code woven by AspectJ, which
+     * sees it as a method taking a {@code Continuation} and returning as soon as it suspends.
+     *
+     * @param method the suspend function
+     * @return the exception naming the method
+     */
+    public static RateLimitConfigurationException wovenSuspendingFunction(Method method) {
+        return RateLimitConfigurationException.invalid(method, "@RateLimited", "is on a Kotlin suspend function,"
+                + " which code woven by AspectJ cannot limit without blocking its caller: limit it through Spring"
+                + " proxies (@EnableRateLimiting in its default PROXY mode), which decide each call when the"
+                + " function is awaited");
+    }
+
+    /**
+     * Whether the calls of a method are decided when subscribed rather than when it is called: a
+     * Kotlin suspend function, or a method returning a reactive type (see the class description).
+     *
+     * @param method the method
+     * @return {@code true} for a suspend function or a reactive return type
+     */
+    public static boolean isDecidedOnSubscription(Method method) {
+        return KotlinDetector.isSuspendingFunction(method) || isReactive(method.getReturnType());
+    }
+
+    /**
+     * Whether a class is reactive for Sluice without Reactor's help: Spring's
+     * {@link ReactiveAdapterRegistry} knows it (other than a {@link CompletionStage}), or it is a
+     * Reactive Streams, JDK or Kotlin {@code Flow} publisher.
+     */
+    static boolean isReactive(Class<?> type) {
+        if (CompletionStage.class.isAssignableFrom(type) || type.isPrimitive() || type == Object.class) {
+            return false;
+        }
+        if (ReactiveAdapterRegistry.getSharedInstance().getAdapter(type) != null) {
+            return true;
+        }
+        for (Class<?> current = type; current != null; current = current.getSuperclass()) {
+            if (PUBLISHERS.contains(current.getName())) {
+                return true;
             }
-        });
+        }
+        return ClassUtils.getAllInterfacesForClassAsSet(type).stream().anyMatch(i -> PUBLISHERS.contains(i.getName()));
+    }
+
+    /**
+     * How calls of a method are decided when subscribed; {@code null} when they are decided when
+     * made.
+     *
+     * @throws RateLimitConfigurationException when a method decided on subscription cannot be
+     *                                         limited in this application
+     */
+    private static @Nullable SubscribedCalls subscribedCalls(Method method) {
+        if (KotlinDetector.isSuspendingFunction(method)) {
+            if (!COROUTINES_REACTOR_PRESENT) {
+                throw RateLimitConfigurationException.invalid(method, "@RateLimited", "is on a Kotlin suspend"
+                        + " function, which Spring proxies only hand to their advice as a publisher, to be decided"
+                        + " when awaited, with kotlinx-coroutines-reactor on the class path: add"
+                        + " org.jetbrains.kotlinx:kotlinx-coroutines-reactor");
+            }
+            if (!KotlinDetector.isKotlinReflectPresent()) {
+                throw RateLimitConfigurationException.invalid(method, "@RateLimited", "is on a Kotlin suspend"
+                        + " function, which Spring proxies only call through Kotlin reflection: add"
+                        + " org.jetbrains.kotlin:kotlin-reflect");
+            }
+            return ReactiveCalls.forSuspendingFunction(method);
+        }
+        Class<?> type = method.getReturnType();
+        if (CompletionStage.class.isAssignableFrom(type)) {
+            return null;
+        }
+        if (REACTOR_PRESENT) {
+            return ReactiveCalls.forReturnType(method);
+        }
+        if (isReactive(type)) {
+            throw RateLimitConfigurationException.invalid(method, "@RateLimited", "is on a method returning "
+                    + type.getName() + ", a reactive type whose calls are decided when subscribed, which needs"
+                    + " Project Reactor: add io.projectreactor:reactor-core to the class path");
+        }
+        return null;
     }
 
     /**
@@ -301,6 +474,34 @@ public final class MethodRateLimiter {
     }
 
     /**
+     * The contributed variables ({@link RateLimitVariables#names()}, such as {@code ip} and
+     * {@code request}) that the key, cost and plan expressions of a method's limits read, which no
+     * parameter of the method stands for: what only the caller's surroundings can give.
+     *
+     * @param method      the method
+     * @param targetClass the class whose instance is called
+     * @return by expression, described as {@code key expression '#ip'}, the variable names it
+     *         reads, without {@code #}; only expressions that read any; empty when the method is
+     *         not limited
+     * @throws RateLimitConfigurationException when the annotations are invalid
+     */
+    public Map<String, List<String>> contributedVariables(Method method, Class<?> targetClass) {
+        Map<String, List<String>> uses = new LinkedHashMap<>();
+        for (MethodLimit limit : limitsFor(method, targetClass).limits) {
+            Map<String, MethodExpression> expressions = new LinkedHashMap<>();
+            expressions.put("key", limit.key);
+            expressions.put("cost", limit.cost);
+            expressions.put("plan", limit.plan);
+            expressions.forEach((attribute, expression) -> {
+                if (expression != null && !expression.contributedVariables().isEmpty()) {
+                    uses.put(attribute + " expression '" + expression.text() + "'", expression.contributedVariables());
+                }
+            });
+        }
+        return uses;
+    }
+
+    /**
      * Every limiter of an annotated method parsed so far, once each by name: under Spring, after
      * start-up, all of them. The {@linkplain #registry() registry} holds these and any others.
      *
@@ -323,8 +524,11 @@ public final class MethodRateLimiter {
     }
 
     private MethodLimits build(Method method, Class<?> targetClass) {
+        List<ParsedLimit> parsedLimits = parser.parse(method, targetClass);
+        // Before any limiter is registered: a method whose calls cannot be limited leaves none behind.
+        SubscribedCalls subscribed = parsedLimits.isEmpty() ? null : subscribedCalls(method);
         List<MethodLimit> built = new ArrayList<>();
-        for (ParsedLimit parsed : parser.parse(method, targetClass)) {
+        for (ParsedLimit parsed : parsedLimits) {
             String name = parsed.definition().name();
             if (parsed.defaultName()) {
                 Class<?> owner = defaultNames.putIfAbsent(name, targetClass);
@@ -351,7 +555,7 @@ public final class MethodRateLimiter {
             built.add(new MethodLimit(method, rateLimiter, parsed.key(), parsed.cost(), parsed.plan(), parsed.fixedCost(),
                     Objects.requireNonNullElse(parsed.definition().onKeyError(), onKeyError), registry));
         }
-        return new MethodLimits(method, built.toArray(new MethodLimit[0]), expressions.arguments(method));
+        return new MethodLimits(method, built.toArray(new MethodLimit[0]), expressions.arguments(method), subscribed);
     }
 
     /** The limits of one method for one target class, with what a call of it needs to know up front. */
@@ -364,8 +568,13 @@ public final class MethodRateLimiter {
         final boolean needsContext;
         /** Whether the method returns a future, so that its limits are decided asynchronously. */
         final boolean async;
+        /** Whether the method is a Kotlin suspend function, whose last argument is a continuation. */
+        final boolean suspending;
+        /** For a method decided when subscribed, what its calls return; otherwise {@code null}. */
+        final @Nullable SubscribedCalls subscribed;
 
-        MethodLimits(Method method, MethodLimit[] limits, Expressions.Arguments arguments) {
+        MethodLimits(Method method, MethodLimit[] limits, Expressions.Arguments arguments,
+                     @Nullable SubscribedCalls subscribed) {
             this.method = method;
             this.limits = limits;
             this.arguments = arguments;
@@ -378,6 +587,8 @@ public final class MethodRateLimiter {
             this.needsContext = needs;
             Class<?> returnType = method.getReturnType();
             this.async = returnType == CompletionStage.class || returnType == CompletableFuture.class;
+            this.suspending = KotlinDetector.isSuspendingFunction(method);
+            this.subscribed = limits.length == 0 ? null : subscribed;
         }
     }
 

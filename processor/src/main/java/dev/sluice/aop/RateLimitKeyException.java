@@ -15,6 +15,7 @@ public class RateLimitKeyException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
+    /** The limiter whose expression failed. */
     private final String limiterName;
 
     /**

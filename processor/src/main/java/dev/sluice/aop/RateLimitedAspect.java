@@ -25,6 +25,15 @@ import org.springframework.aop.support.AopUtils;
  * RateLimitedAspect.aspectOf().setMethodRateLimiter(MethodRateLimiter.builder().store(store).build());
  * </pre>
  *
+ * <p>Woven methods returning {@code Mono}, {@code Flux} or another reactive type are decided
+ * per subscription, as behind Spring proxies (see {@link MethodRateLimiter}); each admitted
+ * subscription proceeds with the join point again. Woven code cannot limit a Kotlin
+ * {@code suspend} function without blocking (it sees a method taking a {@code Continuation},
+ * returning as soon as the function suspends): a call of a limited one fails with
+ * {@link RateLimitConfigurationException}, and
+ * {@code @EnableRateLimiting(mode = AdviceMode.ASPECTJ)} fails start-up; limit suspend functions
+ * through Spring proxies.
+ *
  * <p>Unconfigured, it limits with an in-memory store and the system clock. Under Spring,
  * {@code @EnableRateLimiting(mode = AdviceMode.ASPECTJ)} configures the singleton with the
  * context's engine, and registers no proxies, so that woven beans are not limited twice.

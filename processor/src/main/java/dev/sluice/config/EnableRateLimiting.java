@@ -31,6 +31,11 @@ import org.springframework.core.Ordered;
  * annotated methods get (limits from configuration, variables). Every bean's limits are
  * validated when the context starts: an invalid annotation fails start-up.
  *
+ * <p>Methods returning {@code CompletionStage} are decided without blocking their caller;
+ * methods returning {@code Mono}, {@code Flux} or another reactive type, and Kotlin
+ * {@code suspend} functions, are decided when subscribed, once per subscription (see
+ * {@link dev.sluice.aop.MethodRateLimiter}).
+ *
  * <p>In {@link AdviceMode#PROXY} mode, rate limiting is an infrastructure advisor, as
  * {@code @EnableTransactionManagement} and {@code @EnableCaching} register: it turns on
  * auto-proxying for infrastructure advisors only, not for the application's {@code @Aspect}
@@ -51,7 +56,9 @@ public @interface EnableRateLimiting {
      * with {@code dev.sluice.aop.RateLimitedAspect}, and registers no proxies, so that woven
      * beans are not limited twice. In proxy mode a limit no proxy would apply (on a
      * {@code static}, {@code private} or {@code final} method, for instance) fails start-up;
-     * woven code applies it, so {@code ASPECTJ} mode accepts it.
+     * woven code applies it, so {@code ASPECTJ} mode accepts it. Kotlin {@code suspend}
+     * functions are limited through proxies only: in {@code ASPECTJ} mode a limit on one fails
+     * start-up.
      *
      * @return the advice mode
      */

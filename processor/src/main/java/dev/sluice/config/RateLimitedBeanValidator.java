@@ -17,6 +17,7 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.context.annotation.AdviceMode;
 import org.springframework.core.BridgeMethodResolver;
+import org.springframework.core.KotlinDetector;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
@@ -33,7 +34,9 @@ import org.springframework.util.ReflectionUtils;
  * on a {@code static}, {@code private} or {@code final} method; on a bean that does not carry
  * the aspect (a proxy made by hand, a bean created before the aspect could apply); or, for a
  * bean behind a JDK dynamic proxy, on a method none of the proxy's interfaces declares. Woven
- * code ({@link AdviceMode#ASPECTJ}) limits such methods, so that mode accepts them.
+ * code ({@link AdviceMode#ASPECTJ}) limits such methods, so that mode accepts them; but it
+ * cannot limit a Kotlin {@code suspend} function without blocking, so in that mode a limit on
+ * one fails start-up.
  */
 public class RateLimitedBeanValidator implements SmartInitializingSingleton {
 
@@ -67,6 +70,9 @@ public class RateLimitedBeanValidator implements SmartInitializingSingleton {
             Class<?> type = bean != null ? AopUtils.getTargetClass(bean) : beanFactory.getType(name, false);
             if (type != null) {
                 Class<?> userClass = ClassUtils.getUserClass(type);
+                if (mode == AdviceMode.ASPECTJ) {
+                    rejectSuspendingFunctions(userClass);
+                }
                 limiter.validate(userClass);
                 if (mode == AdviceMode.PROXY) {
                     rejectLimitsProxiesCannotApply(limiter, userClass, name, bean);
@@ -82,6 +88,19 @@ public class RateLimitedBeanValidator implements SmartInitializingSingleton {
         }
         Object bean = beanFactory.getSingleton(name);
         return bean instanceof FactoryBean<?> ? null : bean;
+    }
+
+    /** Fails for a limit on a Kotlin suspend function, which woven code cannot apply without blocking. */
+    private static void rejectSuspendingFunctions(Class<?> targetClass) {
+        if (!KotlinDetector.isKotlinType(targetClass)) {
+            return;
+        }
+        RateLimitedMethodPointcut limited = new RateLimitedMethodPointcut();
+        ReflectionUtils.doWithMethods(targetClass, method -> {
+            if (KotlinDetector.isSuspendingFunction(method) && limited.matches(method, targetClass)) {
+                throw MethodRateLimiter.wovenSuspendingFunction(method);
+            }
+        }, ReflectionUtils.USER_DECLARED_METHODS);
     }
 
     private static void rejectLimitsProxiesCannotApply(MethodRateLimiter limiter, Class<?> targetClass,

@@ -1,0 +1,105 @@
+package dev.sluice.kotlin
+
+import dev.sluice.RateLimitExceededException
+import dev.sluice.annotation.RateLimited
+import dev.sluice.aop.RateLimitConfigurationException
+import dev.sluice.config.EnableRateLimiting
+import dev.sluice.tck.MutableClock
+import java.time.Instant
+import kotlinx.coroutines.flow.toList
+import kotlinx.coroutines.runBlocking
+import org.assertj.core.api.Assertions.assertThat
+import org.assertj.core.api.Assertions.assertThatThrownBy
+import org.junit.jupiter.api.Test
+import org.springframework.aop.support.AopUtils
+import org.springframework.context.annotation.AnnotationConfigApplicationContext
+import org.springframework.context.annotation.Bean
+import org.springframework.context.annotation.Configuration
+
+/** Kotlin suspend functions and Flows limited through Spring proxies, per call and per collection. */
+class SuspendFunctionLimitsTest {
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableRateLimiting
+    class App {
+        @Bean
+        fun greeter() = Greeter()
+
+        @Bean
+        fun clock() = MutableClock(Instant.parse("2500-01-01T00:00:00Z"))
+    }
+
+    private fun withGreeter(test: suspend (Greeter) -> Unit) {
+        AnnotationConfigApplicationContext(App::class.java).use { context ->
+            val greeter = context.getBean(Greeter::class.java)
+            assertThat(AopUtils.isCglibProxy(greeter)).isTrue()
+            runBlocking { test(greeter) }
+        }
+    }
+
+    @Test
+    fun `each call is limited, per user`() = withGreeter { greeter ->
+        assertThat(greeter.greet("ann")).isEqualTo("hello ann")
+        assertThat(greeter.greet("ann")).isEqualTo("hello ann")
+
+        val rejected = runCatching { greeter.greet("ann") }.exceptionOrNull()
+
+        assertThat(rejected).isInstanceOf(RateLimitExceededException::class.java)
+        assertThat(greeter.greet("bob")).isEqualTo("hello bob")
+    }
+
+    @Test
+    fun `the key expression names the parameter`() = withGreeter { greeter ->
+        greeter.greet("ann")
+        greeter.greet("ann")
+
+        val rejected = runCatching { greeter.greet("ann") }.exceptionOrNull()
+
+        assertThat(rejected).isInstanceOfSatisfying(RateLimitExceededException::class.java) {
+            assertThat(it.key()).isEqualTo("ann")
+            assertThat(it.limiterName()).isEqualTo("Greeter.greet")
+        }
+    }
+
+    @Test
+    fun `the body does not run for a rejected call`() = withGreeter { greeter ->
+        repeat(5) { runCatching { greeter.greet("ann") } }
+
+        assertThat(greeter.greetings).hasValue(2)
+    }
+
+    @Test
+    fun `a Flow is limited per collection, not when it is made`() = withGreeter { greeter ->
+        val first = greeter.countdown("ann")
+        val second = greeter.countdown("ann")
+
+        assertThat(second.toList()).containsExactly(3, 2, 1)
+        val rejected = runCatching { first.toList() }.exceptionOrNull()
+
+        assertThat(rejected).isInstanceOf(RateLimitExceededException::class.java)
+        assertThat(greeter.countdown("bob").toList()).containsExactly(3, 2, 1)
+    }
+
+    open class Misnamed {
+        @RateLimited(key = "#p1", limit = 1, window = "1m")
+        open suspend fun greet(user: String): String = "hello $user"
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableRateLimiting
+    class MisnamedApp {
+        @Bean
+        fun misnamed() = Misnamed()
+    }
+
+    @Test
+    fun `the continuation is no parameter expressions can name`() {
+        assertThatThrownBy { AnnotationConfigApplicationContext(MisnamedApp::class.java).close() }
+            .isInstanceOf(RateLimitConfigurationException::class.java)
+            .hasMessage(
+                "Invalid @RateLimited on ${Misnamed::class.java.name}.greet(String, Continuation): key '#p1' refers" +
+                    " to #p1, which is not a parameter of the method nor a known variable (known: #user, #p0, #a0," +
+                    " #root, #this)"
+            )
+    }
+}

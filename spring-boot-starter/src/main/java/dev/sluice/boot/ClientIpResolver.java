@@ -1,6 +1,5 @@
 package dev.sluice.boot;
 
-import jakarta.servlet.http.HttpServletRequest;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -8,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
@@ -34,8 +34,10 @@ import org.jspecify.annotations.Nullable;
  * address.</li>
  * </ul>
  *
- * <p>The raw address of the socket stays available to key expressions as
- * {@code #request.remoteAddr}.
+ * <p>Independent of the web stack: Spring MVC hands it the servlet request's remote address and
+ * headers, WebFlux those of the {@code ServerHttpRequest}, so that both find the same client. The
+ * raw address of the socket stays available to key expressions through {@code #request}
+ * ({@code #request.remoteAddr} in Spring MVC, {@code #request.remoteAddress} in WebFlux).
  */
 public final class ClientIpResolver {
 
@@ -84,19 +86,23 @@ public final class ClientIpResolver {
     /**
      * The client's address.
      *
-     * @param request the request
+     * @param remoteAddress the address of the socket's peer as text, as the server gives it
+     *                      ({@code 203.0.113.9}, {@code 2001:db8::1}); {@code null} when unknown
+     * @param headerValues  the values of a request header by its name, each value as sent (one
+     *                      value may list several addresses); an empty list, never {@code null},
+     *                      for a header the request does not have
      * @return the address the socket or the nearest untrusted hop gives, normalised as the
      *         class description says; the socket's remote address as it is when that is not an
      *         IP address
      */
-    public String resolve(HttpServletRequest request) {
-        String peer = request.getRemoteAddr();
-        InetAddress client = literal(peer);
+    public @Nullable String resolve(@Nullable String remoteAddress,
+                                    Function<String, ? extends List<String>> headerValues) {
+        InetAddress client = literal(remoteAddress);
         if (client == null) {
-            return peer;
+            return remoteAddress;
         }
         if (isTrusted(client)) {
-            List<String> hops = hops(request);
+            List<String> hops = hops(headerValues);
             Collections.reverse(hops);
             for (String hop : hops) {
                 InetAddress address = literal(hop);
@@ -166,10 +172,10 @@ public final class ClientIpResolver {
     }
 
     /** The addresses the header lists, client first, each without port or brackets. */
-    private List<String> hops(HttpServletRequest request) {
+    private List<String> hops(Function<String, ? extends List<String>> headerValues) {
         List<String> hops = new ArrayList<>();
         String name = header == ForwardingHeader.FORWARDED ? "Forwarded" : "X-Forwarded-For";
-        for (String value : Collections.list(request.getHeaders(name))) {
+        for (String value : headerValues.apply(name)) {
             for (String element : value.split(",")) {
                 if (header == ForwardingHeader.FORWARDED) {
                     Matcher matcher = FORWARDED_FOR.matcher(element);

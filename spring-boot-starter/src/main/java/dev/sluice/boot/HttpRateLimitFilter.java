@@ -46,7 +46,8 @@ final class HttpRateLimitFilter extends OncePerRequestFilter {
         List<HttpRateLimitRules.Rule> matched = rules.matching(request.getMethod(), path);
         for (HttpRateLimitRules.Rule rule : matched) {
             try {
-                HttpRateLimitRules.Call call = rules.call(rule, path, () -> clientIp.resolve(request), request);
+                HttpRateLimitRules.Call call = rules.call(rule, path,
+                        () -> SluiceWebMvcAutoConfiguration.clientIp(clientIp, request), request);
                 if (call != null) {
                     Decision decision = rule.limiter().acquire(call.key(), 1, call.plan());
                     headers.writeDecision(request, response, rule.name(), decision);

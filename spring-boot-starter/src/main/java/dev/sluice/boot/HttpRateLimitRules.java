@@ -32,8 +32,8 @@ import org.springframework.web.util.pattern.PatternParseException;
 /**
  * The limiters of {@code sluice.http.rules}: each rule, checked when the application starts
  * and registered as a limiter of its name, decides the requests whose method and path it
- * matches. Independent of the web stack: the servlet filter hands it the method, the path
- * within the application, and how to find the client address and the request.
+ * matches. Independent of the web stack: the servlet filter and the WebFlux filter hand it the
+ * method, the path within the application, and how to find the client address and the request.
  *
  * <p>Rules are asked in the order they are configured, each for its own key; the first that
  * rejects ends the request, and the rules after it are not asked. Permits the rules before it
@@ -180,7 +180,7 @@ final class HttpRateLimitRules {
      * @throws RateLimitKeyException when the key cannot be worked out under
      *         {@link KeyErrorPolicy#REJECT}
      */
-    @Nullable Call call(Rule rule, PathContainer path, Supplier<String> ip, Object request) {
+    @Nullable Call call(Rule rule, PathContainer path, Supplier<@Nullable String> ip, Object request) {
         StandardEvaluationContext context = null;
         if (rule.key != null || rule.plan != null) {
             context = new StandardEvaluationContext();

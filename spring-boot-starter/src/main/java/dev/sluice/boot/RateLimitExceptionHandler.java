@@ -6,10 +6,6 @@ import dev.sluice.aop.RateLimitKeyException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.net.URI;
-import java.util.List;
-import org.springframework.http.HttpHeaders;
-import org.springframework.http.HttpStatus;
-import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -31,7 +27,8 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
  * what its limit is counted by (an optional header, a field).</li>
  * </ul>
  *
- * <p>The key is never sent. Registered by the starter with order
+ * <p>The key is never sent. WebFlux applications get the same answers from
+ * {@link ReactiveRateLimitExceptionHandler}. Registered by the starter with order
  * {@code Ordered.HIGHEST_PRECEDENCE + 1000}, ahead of the application's usual advice; an
  * application that wants its own answers handles the exceptions in an advice ordered before it.
  */
@@ -58,13 +55,7 @@ public class RateLimitExceptionHandler {
     public ResponseEntity<ProblemDetail> tooManyRequests(RateLimitExceededException rejection,
                                                          HttpServletRequest request, HttpServletResponse response) {
         headers.writeRejection(request, response, rejection.limiterName(), rejection.decision());
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS, rejection.reason());
-        problem.setType(problemType);
-        problem.setTitle("Request cannot be satisfied as assigned quota has been exceeded");
-        problem.setProperty("violated-policies", List.of(rejection.limiterName()));
-        return ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS)
-                .contentType(MediaType.APPLICATION_PROBLEM_JSON)
-                .body(problem);
+        return RateLimitProblems.tooManyRequests(rejection, problemType);
     }
 
     /**
@@ -75,13 +66,7 @@ public class RateLimitExceptionHandler {
      */
     @ExceptionHandler(StoreUnavailableException.class)
     public ResponseEntity<ProblemDetail> serviceUnavailable(StoreUnavailableException unavailable) {
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
-                "The rate limit of this request cannot be checked right now; try again shortly.");
-        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
-                .header(HttpHeaders.RETRY_AFTER,
-                        String.valueOf(Math.max(1, RateLimitResponseHeaders.seconds(unavailable.retryAfter()))))
-                .contentType(MediaType.APPLICATION_PROBLEM_JSON)
-                .body(problem);
+        return RateLimitProblems.serviceUnavailable(unavailable);
     }
 
     /**
@@ -93,8 +78,6 @@ public class RateLimitExceptionHandler {
      */
     @ExceptionHandler(RateLimitKeyException.class)
     public ResponseEntity<ProblemDetail> badRequest(RateLimitKeyException error) {
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST,
-                "This request lacks what its rate limit is counted by.");
-        return ResponseEntity.badRequest().contentType(MediaType.APPLICATION_PROBLEM_JSON).body(problem);
+        return RateLimitProblems.badRequest();
     }
 }

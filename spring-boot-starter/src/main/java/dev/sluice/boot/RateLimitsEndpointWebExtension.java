@@ -1,6 +1,7 @@
 package dev.sluice.boot;
 
 import dev.sluice.StoreUnavailableException;
+import java.util.Arrays;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
@@ -23,9 +24,20 @@ import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExten
 public class RateLimitsEndpointWebExtension {
 
     private final RateLimitsEndpoint endpoint;
+    /**
+     * Whether the rest of the path reaches the operation with the limiter's segment in front of
+     * it, as WebFlux's endpoint mapping gives it: the segments after the first variable of the
+     * pattern, not after the last.
+     */
+    private final boolean limiterLeadsTheKey;
 
     RateLimitsEndpointWebExtension(RateLimitsEndpoint endpoint) {
+        this(endpoint, false);
+    }
+
+    RateLimitsEndpointWebExtension(RateLimitsEndpoint endpoint, boolean limiterLeadsTheKey) {
         this.endpoint = endpoint;
+        this.limiterLeadsTheKey = limiterLeadsTheKey;
     }
 
     /**
@@ -38,6 +50,9 @@ public class RateLimitsEndpointWebExtension {
     @DeleteOperation
     public WebEndpointResponse<Void> reset(@Selector String limiter,
                                            @Selector(match = Selector.Match.ALL_REMAINING) String[] key) {
+        if (limiterLeadsTheKey && key.length > 1 && key[0].equals(limiter)) {
+            key = Arrays.copyOfRange(key, 1, key.length);
+        }
         try {
             return new WebEndpointResponse<>(endpoint.reset(limiter, key)
                     ? WebEndpointResponse.STATUS_NO_CONTENT : WebEndpointResponse.STATUS_NOT_FOUND);

@@ -8,6 +8,8 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.web.context.reactive.ReactiveWebApplicationContext;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 
 /**
@@ -29,7 +31,9 @@ public class SluiceEndpointAutoConfiguration {
     @Bean
     @ConditionalOnBean(RateLimitsEndpoint.class)
     @ConditionalOnAvailableEndpoint(exposure = EndpointExposure.WEB)
-    RateLimitsEndpointWebExtension rateLimitsEndpointWebExtension(RateLimitsEndpoint endpoint) {
-        return new RateLimitsEndpointWebExtension(endpoint);
+    RateLimitsEndpointWebExtension rateLimitsEndpointWebExtension(RateLimitsEndpoint endpoint,
+                                                                  ApplicationContext context) {
+        // WebFlux hands a catch-all selector the path from the first variable on, the limiter's.
+        return new RateLimitsEndpointWebExtension(endpoint, context instanceof ReactiveWebApplicationContext);
     }
 }

@@ -1,22 +1,20 @@
 package dev.sluice.boot;
 
-import dev.sluice.RateLimiterRegistry;
 import dev.sluice.aop.RateLimitVariables;
 import dev.sluice.config.MethodRateLimiterCustomizer;
 import jakarta.servlet.http.HttpServletRequest;
+import java.util.Collections;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
-import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.expression.BeanFactoryResolver;
+import org.springframework.context.annotation.Import;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.web.context.request.RequestContextHolder;
@@ -33,22 +31,8 @@ import org.springframework.web.servlet.HandlerExceptionResolver;
 @ConditionalOnBooleanProperty(name = "sluice.enabled", matchIfMissing = true)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnClass(DispatcherServlet.class)
+@Import(SluiceWebConfiguration.class)
 public class SluiceWebMvcAutoConfiguration {
-
-    /**
-     * The client address behind {@code #ip}, believing forwarding headers from
-     * {@code sluice.web.trusted-proxies} only, and grouping IPv6 clients by
-     * {@code sluice.web.ipv6-prefix}.
-     *
-     * @param properties the settings
-     * @return the resolver
-     */
-    @Bean
-    @ConditionalOnMissingBean
-    ClientIpResolver sluiceClientIpResolver(SluiceProperties properties) {
-        SluiceProperties.Web web = properties.getWeb();
-        return new ClientIpResolver(web.getTrustedProxies(), web.getForwardedHeader(), web.getIpv6Prefix());
-    }
 
     @Bean
     RateLimitResponseHeaders sluiceRateLimitResponseHeaders(SluiceProperties properties) {
@@ -76,7 +60,7 @@ public class SluiceWebMvcAutoConfiguration {
                     return null;
                 }
                 HttpServletRequest request = attributes.getRequest();
-                return name.equals("ip") ? clientIp.resolve(request) : request;
+                return name.equals("ip") ? clientIp(clientIp, request) : request;
             }
         };
         return builder -> builder.variables(variables).callScopedListener(headers);
@@ -96,22 +80,6 @@ public class SluiceWebMvcAutoConfiguration {
     RateLimitExceptionHandler sluiceRateLimitExceptionHandler(RateLimitResponseHeaders headers,
                                                               SluiceProperties properties) {
         return new RateLimitExceptionHandler(headers, properties.getWeb().getProblemType());
-    }
-
-    /**
-     * The limiters of {@code sluice.http.rules}, checked and registered as the application starts.
-     *
-     * @param properties  the settings
-     * @param overrides   the limits from configuration, for the rules' plans
-     * @param registry    where the rules' limiters are registered
-     * @param beanFactory resolves {@code @bean} references in the rules' expressions
-     * @return the rules
-     */
-    @Bean
-    HttpRateLimitRules sluiceHttpRateLimitRules(SluiceProperties properties, PropertiesLimitOverrides overrides,
-                                                RateLimiterRegistry registry, BeanFactory beanFactory) {
-        return new HttpRateLimitRules(properties.getHttp().getRules(), overrides, registry, properties.getKeyError(),
-                new BeanFactoryResolver(beanFactory));
     }
 
     /**
@@ -140,4 +108,15 @@ public class SluiceWebMvcAutoConfiguration {
 
     /** Before Spring Security's filter chain (-100) and Spring's request context filter (-105). */
     static final int HTTP_RULES_FILTER_ORDER = -110;
+
+    /**
+     * The client address of a servlet request, through the trusted proxies.
+     *
+     * @param resolver the resolver
+     * @param request  the request
+     * @return {@code #ip}
+     */
+    static @Nullable String clientIp(ClientIpResolver resolver, HttpServletRequest request) {
+        return resolver.resolve(request.getRemoteAddr(), name -> Collections.list(request.getHeaders(name)));
+    }
 }

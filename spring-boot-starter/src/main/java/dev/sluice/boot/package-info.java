@@ -1,7 +1,8 @@
 /**
  * Sluice's Spring Boot starter: auto-configuration of the stores and {@code sluice.*}
  * properties, HTTP 429 with rate-limit headers, client addresses behind trusted proxies,
- * Micrometer metrics and the {@code ratelimits} actuator endpoint.
+ * Micrometer metrics and the {@code ratelimits} actuator endpoint, for Spring MVC and Spring
+ * WebFlux applications alike.
  */
 @NullMarked
 package dev.sluice.boot;

@@ -4,6 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.boot.app.LimitedApp;
+import dev.sluice.boot.reactiveapp.ReactiveLimitedApp;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.util.Collections;
 import java.util.List;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -12,10 +17,11 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.MediaType;
+import org.springframework.mock.http.server.reactive.MockServerHttpRequest;
 import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.test.web.servlet.client.RestTestClient;
 
-/** {@code #ip}: forwarding headers count only from trusted proxies. */
+/** {@code #ip}: forwarding headers count only from trusted proxies, in Spring MVC and WebFlux alike. */
 class ClientIpTest {
 
     /** Asks for a code through the server on {@code port}, as a proxy forwarding {@code forwardedFor}; returns the status. */
@@ -79,6 +85,52 @@ class ClientIpTest {
         }
     }
 
+    @Nested
+    @SpringBootTest(classes = ReactiveLimitedApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+            properties = "spring.config.name=reactive")
+    class WithoutTrustedProxiesOnWebFlux {
+
+        @LocalServerPort
+        int port;
+
+        @Test
+        void aSpoofedForwardingHeaderChangesNothing() {
+            for (int i = 0; i < 3; i++) {
+                assertThat(sendOtp(port, "203.0.113." + i, "+1555140" + i)).isEqualTo(202);
+            }
+            assertThat(sendOtp(port, "203.0.113.99", "+15551499"))
+                    .as("a fourth code from the same socket, claiming yet another address").isEqualTo(429);
+        }
+    }
+
+    @Nested
+    @SpringBootTest(classes = ReactiveLimitedApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+            properties = {"spring.config.name=reactive", "sluice.web.trusted-proxies=127.0.0.1"})
+    class BehindATrustedProxyOnWebFlux {
+
+        @LocalServerPort
+        int port;
+
+        @Test
+        void eachForwardedClientHasItsOwnLimit() {
+            for (int i = 0; i < 3; i++) {
+                assertThat(sendOtp(port, "192.0.2.10", "+1555150" + i)).isEqualTo(202);
+            }
+            assertThat(sendOtp(port, "192.0.2.10", "+15551599")).isEqualTo(429);
+            assertThat(sendOtp(port, "192.0.2.11", "+15551599")).isEqualTo(202);
+        }
+
+        @Test
+        void anIpv6ClientRotatingAddressesWithinItsSlash64StaysLimited() {
+            List<String> rotating = List.of("2001:db8:78:1::1", "2001:db8:78:1::2", "2001:db8:78:1:a:b:c:d",
+                    "[2001:DB8:78:1:FFFF:FFFF:FFFF:FFFF]:443");
+            for (int i = 0; i < 3; i++) {
+                assertThat(sendOtp(port, rotating.get(i), "+1555160" + i)).isEqualTo(202);
+            }
+            assertThat(sendOtp(port, rotating.get(3), "+15551603")).isEqualTo(429);
+        }
+    }
+
     private static MockHttpServletRequest request(String peer, String header, String value) {
         MockHttpServletRequest request = new MockHttpServletRequest();
         request.setRemoteAddr(peer);
@@ -86,6 +138,28 @@ class ClientIpTest {
             request.addHeader(header, value);
         }
         return request;
+    }
+
+    /**
+     * The client address of a request as Spring MVC finds it, which must be the one WebFlux finds
+     * for a request with the same peer and headers: both go through one resolver.
+     */
+    private static String resolve(ClientIpResolver resolver, MockHttpServletRequest request) {
+        String servlet = SluiceWebMvcAutoConfiguration.clientIp(resolver, request);
+        InetAddress peer;
+        try {
+            peer = InetAddress.getByName(request.getRemoteAddr());
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException(e);
+        }
+        MockServerHttpRequest.BaseBuilder<?> reactive = MockServerHttpRequest.get("/")
+                .remoteAddress(new InetSocketAddress(peer, 50_000));
+        for (String name : Collections.list(request.getHeaderNames())) {
+            reactive.header(name, Collections.list(request.getHeaders(name)).toArray(String[]::new));
+        }
+        assertThat(SluiceWebFluxAutoConfiguration.clientIp(resolver, reactive.build()))
+                .as("the address WebFlux finds for the same request").isEqualTo(servlet);
+        return servlet;
     }
 
     /** One key per address, so that the tests of the walk see which hop was chosen. */
@@ -97,35 +171,35 @@ class ClientIpTest {
     }
 
     private static String fromSocket(ClientIpResolver resolver, String peer) {
-        return resolver.resolve(request(peer, null, null));
+        return resolve(resolver, request(peer, null, null));
     }
 
     @Test
     void walksTheChainFromTheRightPastTrustedProxiesOnly() {
-        assertThat(behindXForwardedFor.resolve(request("10.0.0.2", "X-Forwarded-For", "6.6.6.6, 198.51.100.7, 10.1.1.1")))
+        assertThat(resolve(behindXForwardedFor, request("10.0.0.2", "X-Forwarded-For", "6.6.6.6, 198.51.100.7, 10.1.1.1")))
                 .as("the spoofed left end is beyond the first untrusted hop").isEqualTo("198.51.100.7");
-        assertThat(behindXForwardedFor.resolve(request("10.0.0.2", "X-Forwarded-For", "198.51.100.7")))
+        assertThat(resolve(behindXForwardedFor, request("10.0.0.2", "X-Forwarded-For", "198.51.100.7")))
                 .isEqualTo("198.51.100.7");
-        assertThat(behindXForwardedFor.resolve(request("10.0.0.2", "X-Forwarded-For", "10.9.9.9, 10.1.1.1")))
+        assertThat(resolve(behindXForwardedFor, request("10.0.0.2", "X-Forwarded-For", "10.9.9.9, 10.1.1.1")))
                 .as("every hop trusted: the leftmost").isEqualTo("10.9.9.9");
-        assertThat(behindXForwardedFor.resolve(request("10.0.0.2", null, null))).isEqualTo("10.0.0.2");
-        assertThat(behindXForwardedFor.resolve(request("203.0.113.5", "X-Forwarded-For", "198.51.100.7")))
+        assertThat(resolve(behindXForwardedFor, request("10.0.0.2", null, null))).isEqualTo("10.0.0.2");
+        assertThat(resolve(behindXForwardedFor, request("203.0.113.5", "X-Forwarded-For", "198.51.100.7")))
                 .as("an untrusted peer's header is ignored").isEqualTo("203.0.113.5");
     }
 
     @Test
     void dropsPortsAndBracketsSoThatEachSourcePortIsNotAClientOfItsOwn() {
-        assertThat(behindXForwardedFor.resolve(request("10.0.0.2", "X-Forwarded-For", "198.51.100.7:51234")))
+        assertThat(resolve(behindXForwardedFor, request("10.0.0.2", "X-Forwarded-For", "198.51.100.7:51234")))
                 .isEqualTo("198.51.100.7");
-        assertThat(behindXForwardedFor.resolve(request("10.0.0.2", "X-Forwarded-For", "[2001:db8::1]:443")))
+        assertThat(resolve(behindXForwardedFor, request("10.0.0.2", "X-Forwarded-For", "[2001:db8::1]:443")))
                 .isEqualTo("2001:db8::1");
     }
 
     @Test
     void endsTheWalkAtTheLastTrustedProxyWhenAHopIsNoAddress() {
-        assertThat(behindXForwardedFor.resolve(request("10.0.0.2", "X-Forwarded-For", "evil-1, 10.1.1.1")))
+        assertThat(resolve(behindXForwardedFor, request("10.0.0.2", "X-Forwarded-For", "evil-1, 10.1.1.1")))
                 .isEqualTo("10.1.1.1");
-        assertThat(behindXForwardedFor.resolve(request("10.0.0.2", "X-Forwarded-For", "dead.beef.cafe")))
+        assertThat(resolve(behindXForwardedFor, request("10.0.0.2", "X-Forwarded-For", "dead.beef.cafe")))
                 .as("a name, never looked up").isEqualTo("10.0.0.2");
     }
 
@@ -133,17 +207,17 @@ class ClientIpTest {
     void readsOnlyTheHeaderTheProxiesSet() {
         MockHttpServletRequest request = request("10.0.0.2", "X-Forwarded-For", "198.51.100.7");
         request.addHeader("Forwarded", "for=203.0.113.66");
-        assertThat(behindXForwardedFor.resolve(request)).as("a client's own Forwarded header").isEqualTo("198.51.100.7");
+        assertThat(resolve(behindXForwardedFor, request)).as("a client's own Forwarded header").isEqualTo("198.51.100.7");
 
         ClientIpResolver behindForwarded = new ClientIpResolver(List.of("10.0.0.0/8", "fd00::/8"),
                 ClientIpResolver.ForwardingHeader.FORWARDED, 128);
         MockHttpServletRequest forwarded = request("fd00::1", "Forwarded",
                 "for=\"[2001:db8:cafe::17]:4711\";proto=https, for=10.2.2.2;by=10.0.0.1");
         forwarded.addHeader("X-Forwarded-For", "6.6.6.6");
-        assertThat(behindForwarded.resolve(forwarded)).isEqualTo("2001:db8:cafe::17");
-        assertThat(behindForwarded.resolve(request("10.0.0.2", "Forwarded", "for=192.0.2.60:8080")))
+        assertThat(resolve(behindForwarded, forwarded)).isEqualTo("2001:db8:cafe::17");
+        assertThat(resolve(behindForwarded, request("10.0.0.2", "Forwarded", "for=192.0.2.60:8080")))
                 .isEqualTo("192.0.2.60");
-        assertThat(behindForwarded.resolve(request("10.0.0.2", "Forwarded", "for=unknown"))).isEqualTo("10.0.0.2");
+        assertThat(resolve(behindForwarded, request("10.0.0.2", "Forwarded", "for=unknown"))).isEqualTo("10.0.0.2");
     }
 
     @Test
@@ -165,13 +239,13 @@ class ClientIpTest {
         assertThat(fromSocket(untrusting(64), "::ffff:203.0.113.9")).isEqualTo("203.0.113.9");
         assertThat(fromSocket(untrusting(64), "0:0:0:0:0:FFFF:CB00:7109")).as("hexadecimal, upper case")
                 .isEqualTo("203.0.113.9");
-        assertThat(behindXForwardedFor.resolve(request("10.0.0.2", "X-Forwarded-For", "::ffff:198.51.100.7")))
+        assertThat(resolve(behindXForwardedFor, request("10.0.0.2", "X-Forwarded-For", "::ffff:198.51.100.7")))
                 .isEqualTo("198.51.100.7");
-        assertThat(behindXForwardedFor.resolve(request("10.0.0.2", "X-Forwarded-For", "[::FFFF:198.51.100.7]:5000")))
+        assertThat(resolve(behindXForwardedFor, request("10.0.0.2", "X-Forwarded-For", "[::FFFF:198.51.100.7]:5000")))
                 .isEqualTo("198.51.100.7");
         ClientIpResolver behindForwarded = new ClientIpResolver(List.of("10.0.0.0/8"),
                 ClientIpResolver.ForwardingHeader.FORWARDED, 64);
-        assertThat(behindForwarded.resolve(request("10.0.0.2", "Forwarded", "for=\"[::ffff:c633:6407]:4711\"")))
+        assertThat(resolve(behindForwarded, request("10.0.0.2", "Forwarded", "for=\"[::ffff:c633:6407]:4711\"")))
                 .isEqualTo("198.51.100.7");
     }
 
@@ -200,8 +274,8 @@ class ClientIpTest {
         assertThat(fromSocket(untrusting(1), client)).isEqualTo("::/1");
         assertThat(fromSocket(untrusting(1), "fd00::1")).isEqualTo("8000::/1");
         assertThat(fromSocket(untrusting(48), "203.0.113.9")).as("IPv4 is not grouped").isEqualTo("203.0.113.9");
-        assertThat(new ClientIpResolver(List.of("10.0.0.0/8"), ClientIpResolver.ForwardingHeader.X_FORWARDED_FOR, 64)
-                .resolve(request("10.0.0.2", "X-Forwarded-For", "2001:db8:9:9:1:2:3:4")))
+        assertThat(resolve(new ClientIpResolver(List.of("10.0.0.0/8"), ClientIpResolver.ForwardingHeader.X_FORWARDED_FOR,
+                64), request("10.0.0.2", "X-Forwarded-For", "2001:db8:9:9:1:2:3:4")))
                 .as("a forwarded client").isEqualTo("2001:db8:9:9::/64");
     }
 
@@ -209,22 +283,22 @@ class ClientIpTest {
     void trustsIpv4MappedRangesAsTheirIpv4Ranges() {
         ClientIpResolver mappedRange = new ClientIpResolver(List.of("::ffff:10.0.0.0/104"),
                 ClientIpResolver.ForwardingHeader.X_FORWARDED_FOR, 64);
-        assertThat(mappedRange.resolve(request("10.200.0.2", "X-Forwarded-For", "198.51.100.7"))).isEqualTo("198.51.100.7");
-        assertThat(mappedRange.resolve(request("::ffff:10.200.0.2", "X-Forwarded-For", "198.51.100.7")))
+        assertThat(resolve(mappedRange, request("10.200.0.2", "X-Forwarded-For", "198.51.100.7"))).isEqualTo("198.51.100.7");
+        assertThat(resolve(mappedRange, request("::ffff:10.200.0.2", "X-Forwarded-For", "198.51.100.7")))
                 .isEqualTo("198.51.100.7");
-        assertThat(mappedRange.resolve(request("11.0.0.2", "X-Forwarded-For", "198.51.100.7")))
+        assertThat(resolve(mappedRange, request("11.0.0.2", "X-Forwarded-For", "198.51.100.7")))
                 .as("outside 10.0.0.0/8").isEqualTo("11.0.0.2");
-        assertThat(mappedRange.resolve(request("10.0.0.2", "X-Forwarded-For", "198.51.100.7, ::ffff:10.1.1.1")))
+        assertThat(resolve(mappedRange, request("10.0.0.2", "X-Forwarded-For", "198.51.100.7, ::ffff:10.1.1.1")))
                 .isEqualTo("198.51.100.7");
 
         ClientIpResolver mappedAddress = new ClientIpResolver(List.of("::ffff:10.0.0.7"),
                 ClientIpResolver.ForwardingHeader.X_FORWARDED_FOR, 64);
-        assertThat(mappedAddress.resolve(request("10.0.0.7", "X-Forwarded-For", "198.51.100.7"))).isEqualTo("198.51.100.7");
-        assertThat(mappedAddress.resolve(request("10.0.0.8", "X-Forwarded-For", "198.51.100.7"))).isEqualTo("10.0.0.8");
+        assertThat(resolve(mappedAddress, request("10.0.0.7", "X-Forwarded-For", "198.51.100.7"))).isEqualTo("198.51.100.7");
+        assertThat(resolve(mappedAddress, request("10.0.0.8", "X-Forwarded-For", "198.51.100.7"))).isEqualTo("10.0.0.8");
 
         ClientIpResolver ipv4Range = new ClientIpResolver(List.of("10.0.0.0/8"),
                 ClientIpResolver.ForwardingHeader.X_FORWARDED_FOR, 64);
-        assertThat(ipv4Range.resolve(request("::ffff:10.0.0.2", "X-Forwarded-For", "198.51.100.7")))
+        assertThat(resolve(ipv4Range, request("::ffff:10.0.0.2", "X-Forwarded-For", "198.51.100.7")))
                 .isEqualTo("198.51.100.7");
     }
 
@@ -242,8 +316,8 @@ class ClientIpTest {
 
     @Test
     void takesThePrefixFromSluiceWebIpv6Prefix() {
-        web.withPropertyValues("sluice.web.ipv6-prefix=48").run(context -> assertThat(context
-                .getBean(ClientIpResolver.class).resolve(request("2001:db8:1:2::3", null, null)))
+        web.withPropertyValues("sluice.web.ipv6-prefix=48").run(context -> assertThat(resolve(context
+                .getBean(ClientIpResolver.class), request("2001:db8:1:2::3", null, null)))
                 .isEqualTo("2001:db8:1::/48"));
         web.withPropertyValues("sluice.web.ipv6-prefix=0").run(context -> assertThat(context).getFailure()
                 .rootCause().hasMessage("sluice.web.ipv6-prefix must be from 1 to 128, not 0"));

@@ -1,0 +1,73 @@
+package dev.sluice.sample.reactive;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.web.reactive.server.EntityExchangeResult;
+import org.springframework.test.web.reactive.server.WebTestClient;
+
+/** The reactive sample over HTTP on a random port, as a client would drive it. */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class ReactiveSampleAppTest {
+
+    @LocalServerPort
+    private int port;
+
+    @Autowired
+    private PartnerSimulator partner;
+
+    private WebTestClient client;
+
+    @BeforeEach
+    void connect() {
+        client = WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port)
+                .responseTimeout(java.time.Duration.ofSeconds(30)).build();
+    }
+
+    private EntityExchangeResult<String> sendOtp(String phone) {
+        return client.post().uri("/api/otp?phone={phone}", phone).exchange().expectBody(String.class).returnResult();
+    }
+
+    @Test
+    void threeCodesPerMinuteFromOneAddressThenTheSame429AsTheServletSample() {
+        for (int i = 0; i < 3; i++) {
+            EntityExchangeResult<String> accepted = sendOtp("+44770090012" + i);
+            assertThat(accepted.getStatus().value()).isEqualTo(202);
+            assertThat(accepted.getResponseHeaders().getFirst("RateLimit-Policy")).isEqualTo("\"otp-ip\";q=3;w=60");
+            assertThat(accepted.getResponseHeaders().getFirst("X-RateLimit-Remaining")).isEqualTo(String.valueOf(2 - i));
+        }
+        EntityExchangeResult<String> rejected = sendOtp("+447700900129");
+
+        assertThat(rejected.getStatus().value()).isEqualTo(429);
+        assertThat(rejected.getResponseHeaders().getFirst("Retry-After")).isEqualTo("900");
+        assertThat(rejected.getResponseHeaders().getFirst("RateLimit-Policy")).isEqualTo("\"otp-ip\";q=3;w=60");
+        assertThat(rejected.getResponseHeaders().getFirst("RateLimit")).isEqualTo("\"otp-ip\";r=0;t=900");
+        assertThat(rejected.getResponseHeaders().getFirst("Content-Type")).isEqualTo("application/problem+json");
+        assertThat(rejected.getResponseBody())
+                .contains("\"type\":\"https://iana.org/assignments/http-problem-types#quota-exceeded\"")
+                .contains("\"status\":429")
+                .contains("\"detail\":\"Too many codes requested from this address; try again later\"")
+                .contains("\"violated-policies\":[\"otp-ip\"]");
+    }
+
+    @Test
+    void aBatchOfPartnerCallsWaitsForPermitsWithoutBreakingTheCap() {
+        EntityExchangeResult<String> batch = client.post().uri("/api/quotes/batch?count=20").exchange()
+                .expectBody(String.class).returnResult();
+
+        assertThat(batch.getStatus().value()).isEqualTo(200);
+        Matcher result = Pattern.compile("\\{\"calls\":20,\"violations\":(\\d+),\"elapsedMillis\":(\\d+)}")
+                .matcher(batch.getResponseBody());
+        assertThat(result.matches()).as(batch.getResponseBody()).isTrue();
+        assertThat(Long.parseLong(result.group(1))).as("violations").isZero();
+        assertThat(partner.calls()).isEqualTo(20);
+        // Twenty calls at five a second: at least three waits for the partner's window to pass.
+        assertThat(Long.parseLong(result.group(2))).as("elapsed ms").isBetween(3_000L, 10_000L);
+    }
+}

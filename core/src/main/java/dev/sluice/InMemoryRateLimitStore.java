@@ -128,7 +128,9 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
         try {
             // Quietly: Caffeine's bookkeeping of every read would cost more than the decision.
             KeyState state = probe.recent(prefix, key);
-            if (state == null) {
+            // A remembered state the store has dropped since is looked up again, not decided against
+            // the store's lock every time (the flag is read again under the state's lock).
+            if (state == null || state.dead()) {
                 state = policy.getIfPresentQuietly(probe.of(prefix, key));
             }
             if (state != null) {
@@ -144,7 +146,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
                         state.decide(now, tiers, cost, probe.outcome);
                         decided = true;
                         reweigh = keepApartIfRestricted(state, probe.outcome.remaining() == 0);
-                        later = state.idleUntil() > idleBefore;
+                        later = toldIdleUntil(state.idleUntil()) > toldIdleUntil(idleBefore);
                     }
                 } finally {
                     state.unlock();
@@ -170,6 +172,16 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
     }
 
     /**
+     * The idle time Caffeine is told of a key whose idle time moved later: rounded up to the
+     * next 1,024 ms, so that a key whose every call moves it a little (a token bucket refilling
+     * one token at a time) changes its expiry in Caffeine about once a second rather than on
+     * every call. The key lives up to a second longer than it must; never less.
+     */
+    private static long toldIdleUntil(long idleUntil) {
+        return ((idleUntil + 1_023) >> 10) << 10;
+    }
+
+    /**
      * Tells Caffeine of a state's later idle time, before it would drop the key. Outside the
      * state's lock, so other decisions may move the time meanwhile: it is read again until it
      * stands. Should the key have been dropped meanwhile, it is put back.
@@ -177,9 +189,9 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
     private void expireLater(Object lookup, KeyState state, String prefix, String key) {
         long idle;
         do {
-            idle = state.idleUntil();
+            idle = toldIdleUntil(state.idleUntil());
             expiration.setExpiresAfter(lookup, Math.max(0, idle - state.latest()), TimeUnit.MILLISECONDS);
-        } while (state.idleUntil() != idle);
+        } while (toldIdleUntil(state.idleUntil()) != idle);
         if (policy.getIfPresentQuietly(lookup) != state) {
             keys.asMap().compute(KeyProbe.storeKey(prefix, key), update);
         }
@@ -331,8 +343,9 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
     }
 
     /**
-     * The number of keys currently held, for monitoring. Keys are dropped within about a
-     * second of being back to their fresh state (Caffeine sweeps expired entries in steps).
+     * The number of keys currently held, for monitoring. Keys are dropped within about two
+     * seconds of being back to their fresh state (their expiry is rounded up to a second, and
+     * Caffeine sweeps expired entries in steps of about a second).
      *
      * @return the approximate number of keys
      */
@@ -430,25 +443,26 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
         }
     }
 
-    /** Keeps a key exactly as long as its state differs from a fresh one. */
+    /** Keeps a key as long as its state differs from a fresh one, and up to a second longer. */
     private final class IdleExpiry implements Expiry<Object, KeyState> {
 
         @Override
         public long expireAfterCreate(Object key, KeyState state, long currentTime) {
-            return idleNanos(state, currentTime);
+            return idleNanos(state);
         }
 
         @Override
         public long expireAfterUpdate(Object key, KeyState state, long currentTime, long currentDuration) {
-            return idleNanos(state, currentTime);
+            return idleNanos(state);
         }
 
         /**
-         * From the state's last decision until its idle time: Caffeine counts it from its own time,
-         * which runs with the clock but never back, while a key's time is its own.
+         * From the state's last decision until its idle time as Caffeine is told it: Caffeine
+         * counts it from its own time, which runs with the clock but never back, while a key's
+         * time is its own.
          */
-        private long idleNanos(KeyState state, long currentTime) {
-            return TimeUnit.MILLISECONDS.toNanos(Math.max(0, state.idleUntil() - state.latest()));
+        private long idleNanos(KeyState state) {
+            return TimeUnit.MILLISECONDS.toNanos(Math.max(0, toldIdleUntil(state.idleUntil()) - state.latest()));
         }
 
         @Override

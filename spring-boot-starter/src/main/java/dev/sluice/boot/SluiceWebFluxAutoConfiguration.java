@@ -5,7 +5,6 @@ import dev.sluice.aop.RateLimitVariables;
 import dev.sluice.config.MethodRateLimiterCustomizer;
 import dev.sluice.config.RateLimitingConfiguration;
 import java.net.InetSocketAddress;
-import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -82,22 +81,10 @@ public class SluiceWebFluxAutoConfiguration {
      */
     @Bean
     MethodRateLimiterCustomizer sluiceWebCustomizer(ClientIpResolver clientIp, ReactiveRateLimitHeaders headers) {
-        RateLimitVariables variables = new RateLimitVariables() {
-            @Override
-            public Set<String> names() {
-                return Set.of("ip", "request");
-            }
-
-            @Override
-            public @Nullable Object value(String name) {
-                ServerWebExchange exchange = ReactiveRateLimitHeaders.currentExchange();
-                if (exchange == null) {
-                    return null;
-                }
-                ServerHttpRequest request = exchange.getRequest();
-                return name.equals("ip") ? clientIp(clientIp, request) : request;
-            }
-        };
+        RateLimitVariables variables = new RequestVariables<ServerHttpRequest>(() -> {
+            ServerWebExchange exchange = ReactiveRateLimitHeaders.currentExchange();
+            return exchange == null ? null : exchange.getRequest();
+        }, request -> clientIp(clientIp, request));
         return builder -> builder.variables(variables).callScopedListener(headers);
     }
 

@@ -4,7 +4,6 @@ import dev.sluice.aop.RateLimitVariables;
 import dev.sluice.config.MethodRateLimiterCustomizer;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.Collections;
-import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -48,21 +47,10 @@ public class SluiceWebMvcAutoConfiguration {
      */
     @Bean
     MethodRateLimiterCustomizer sluiceWebCustomizer(ClientIpResolver clientIp, RateLimitResponseHeaders headers) {
-        RateLimitVariables variables = new RateLimitVariables() {
-            @Override
-            public Set<String> names() {
-                return Set.of("ip", "request");
-            }
-
-            @Override
-            public @Nullable Object value(String name) {
-                if (!(RequestContextHolder.getRequestAttributes() instanceof ServletRequestAttributes attributes)) {
-                    return null;
-                }
-                HttpServletRequest request = attributes.getRequest();
-                return name.equals("ip") ? clientIp(clientIp, request) : request;
-            }
-        };
+        RateLimitVariables variables = new RequestVariables<HttpServletRequest>(
+                () -> RequestContextHolder.getRequestAttributes() instanceof ServletRequestAttributes attributes
+                        ? attributes.getRequest() : null,
+                request -> clientIp(clientIp, request));
         return builder -> builder.variables(variables).callScopedListener(headers);
     }
 

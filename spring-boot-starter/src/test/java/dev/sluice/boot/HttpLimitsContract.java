@@ -129,6 +129,26 @@ abstract class HttpLimitsContract {
                 .isEqualTo("\"async-reads\";r=0;t=" + rejected.getResponseHeaders().getFirst("Retry-After"));
     }
 
+    @Test
+    void aReactiveMethodInAServletApplicationIsDecidedPerSubscriptionWithTheRequestsAddress() {
+        for (int i = 0; i < 2; i++) {
+            EntityExchangeResult<String> admitted = http.get().uri("/mono").header("X-Forwarded-For", client)
+                    .exchange().returnResult(String.class);
+            assertThat(admitted.getStatus().value()).isEqualTo(200);
+            assertThat(admitted.getResponseBody()).isEqualTo("{\"read\":\"reactively\"}");
+            assertThat(admitted.getResponseHeaders().getFirst("RateLimit-Policy")).isEqualTo("\"mono-reads\";q=2;w=60");
+        }
+        EntityExchangeResult<String> rejected = http.get().uri("/mono").header("X-Forwarded-For", client).exchange()
+                .returnResult(String.class);
+
+        assertThat(rejected.getStatus().value()).isEqualTo(429);
+        assertThat(rejected.getResponseHeaders().getFirst("RateLimit-Policy")).isEqualTo("\"mono-reads\";q=2;w=60");
+        assertThat(rejected.getResponseHeaders().getFirst("Retry-After")).matches("\\d+");
+        assertThat(rejected.getResponseBody()).contains("\"violated-policies\":[\"mono-reads\"]");
+        assertThat(http.get().uri("/mono").header("X-Forwarded-For", "192.0.2.1").exchange()
+                .returnResult(String.class).getStatus().value()).as("another address").isEqualTo(200);
+    }
+
     /** The members of a structured-field list of strings, by name, with their parameters, parsed as RFC 9651 says. */
     private static Map<String, Map<String, Object>> structuredList(String field) {
         Map<String, Map<String, Object>> members = new LinkedHashMap<>();

@@ -17,6 +17,7 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
+import reactor.core.publisher.Mono;
 
 /** A small web application with limited endpoints, for the starter's tests over HTTP. */
 @SpringBootApplication
@@ -66,6 +67,13 @@ public class LimitedApp {
         @RateLimited(name = "async-reads", key = "#id", limit = 2, window = "1m")
         CompletableFuture<Map<String, String>> readLater(@PathVariable String id) {
             return CompletableFuture.completedFuture(Map.of("read", id));
+        }
+
+        /** Reactive in a servlet application: each subscription is decided, with the request's #ip. */
+        @GetMapping("/mono")
+        @RateLimited(name = "mono-reads", key = "#ip", limit = 2, window = "1m", algorithm = Algorithm.SLIDING_LOG)
+        Mono<Map<String, String>> readReactively() {
+            return Mono.just(Map.of("read", "reactively"));
         }
 
         /** Keyed by an optional header: requests without it cannot be counted. */

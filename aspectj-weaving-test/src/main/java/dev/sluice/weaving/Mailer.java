@@ -4,6 +4,7 @@ import dev.sluice.annotation.OnLimit;
 import dev.sluice.annotation.RateLimited;
 import java.util.ArrayList;
 import java.util.List;
+import reactor.core.publisher.Mono;
 
 /** A plain class, not managed by Spring, whose limits are woven in by the AspectJ compiler. */
 public class Mailer {
@@ -28,6 +29,20 @@ public class Mailer {
      */
     public void sendAll(List<String> addresses) {
         addresses.forEach(this::send);
+    }
+
+    /**
+     * Sends a mail when subscribed, at most 2 a minute per address: each subscription is a call.
+     *
+     * @param address the address
+     * @return the address, once sent
+     */
+    @RateLimited(name = "Mailer.sendLater", key = "#address", limit = 2, window = "1m")
+    public Mono<String> sendLater(String address) {
+        return Mono.fromCallable(() -> {
+            sent.add("later:" + address);
+            return address;
+        });
     }
 
     /**

@@ -18,6 +18,7 @@ import java.util.List;
 import org.aspectj.lang.Aspects;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
 
 /** Compile-time weaving without Spring: the limits are part of the methods themselves. */
 class WovenLimitsTest {
@@ -68,6 +69,19 @@ class WovenLimitsTest {
         mailer.sendDigest("c@example.com");
         assertThat(mailer.sent()).containsExactly("digest:c@example.com", "digest:c@example.com");
         assertThat(sleeps).hasSize(1);
+    }
+
+    @Test
+    void decidesEachSubscriptionOfAWovenReactiveMethod() {
+        Mailer mailer = new Mailer();
+        Mono<String> later = mailer.sendLater("e@example.com");
+        assertThat(mailer.sent()).as("nothing runs before a subscription").isEmpty();
+
+        assertThat(later.block()).isEqualTo("e@example.com");
+        assertThat(later.block()).isEqualTo("e@example.com");
+        assertThatThrownBy(later::block).isInstanceOfSatisfying(RateLimitExceededException.class,
+                e -> assertThat(e.limiterName()).isEqualTo("Mailer.sendLater"));
+        assertThat(mailer.sent()).containsExactly("later:e@example.com", "later:e@example.com");
     }
 
     @Test

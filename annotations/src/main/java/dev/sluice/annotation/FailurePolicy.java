@@ -8,7 +8,7 @@ package dev.sluice.annotation;
  *
  * <p>Chosen per limiter ({@link RateLimited#onStoreFailure()}, or
  * {@code RateLimiter.builder().onStoreFailure(...)}), with a default for all of them
- * ({@code MethodRateLimiter.builder().onStoreFailure(...)}; Spring Boot:
+ * ({@code RateLimiterRegistry.builder().onStoreFailure(...)}; Spring Boot:
  * {@code sluice.failure-policy}). The default is {@link #LOCAL_FALLBACK}: an outage of the
  * limiter's store must not become an outage of the service, and limits should still hold.
  */

@@ -22,7 +22,8 @@ import org.springframework.aop.support.AopUtils;
  * compiler adds to this class), so configure that instance:
  *
  * <pre class="code">
- * RateLimitedAspect.aspectOf().setMethodRateLimiter(MethodRateLimiter.builder().store(store).build());
+ * RateLimitedAspect.aspectOf().setMethodRateLimiter(MethodRateLimiter.builder()
+ *         .registry(RateLimiterRegistry.builder().store(store).build()).build());
  * </pre>
  *
  * <p>Woven methods returning {@code Mono}, {@code Flux} or another reactive type are decided

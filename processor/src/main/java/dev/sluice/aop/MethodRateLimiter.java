@@ -11,13 +11,11 @@ import dev.sluice.aop.LimitDefinitionParser.ParsedLimit;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -499,19 +497,6 @@ public final class MethodRateLimiter {
             });
         }
         return uses;
-    }
-
-    /**
-     * Every limiter of an annotated method parsed so far, once each by name: under Spring, after
-     * start-up, all of them. The {@linkplain #registry() registry} holds these and any others.
-     *
-     * @return the limiters, in no particular order
-     */
-    public Collection<RateLimiter> limiters() {
-        Map<String, RateLimiter> byName = new TreeMap<>();
-        limits.values().forEach(methodLimits -> Arrays.stream(methodLimits.limits).forEach(limit ->
-                byName.putIfAbsent(limit.limiter.name(), limit.limiter)));
-        return List.copyOf(byName.values());
     }
 
     private MethodLimits limitsFor(Method method, Class<?> targetClass) {

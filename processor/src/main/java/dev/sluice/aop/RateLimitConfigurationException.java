@@ -42,8 +42,13 @@ public class RateLimitConfigurationException extends IllegalStateException {
                 "Invalid @RateLimited on " + describe(method) + ": " + attribute + " " + problem, cause);
     }
 
-    /** {@code com.example.OtpController.sendOtp(OtpRequest)}. */
-    static String describe(Method method) {
+    /**
+     * How messages name a method: {@code com.example.OtpController.sendOtp(OtpRequest)}.
+     *
+     * @param method the method
+     * @return its class, name and simple parameter type names
+     */
+    public static String describe(Method method) {
         return method.getDeclaringClass().getName() + "." + method.getName()
                 + Arrays.stream(method.getParameterTypes()).map(Class::getSimpleName)
                         .collect(Collectors.joining(", ", "(", ")"));

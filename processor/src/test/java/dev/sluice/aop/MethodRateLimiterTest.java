@@ -547,7 +547,7 @@ class MethodRateLimiterTest {
             call(fallingBack, everything, "two");
             assertThatThrownBy(() -> call(fallingBack, everything, "one"))
                     .as("one a minute, counted in this JVM").isInstanceOf(RateLimitExceededException.class);
-            assertThat(fallingBack.limiters()).extracting(RateLimiter::onStoreFailure)
+            assertThat(fallingBack.registry().limiters()).extracting(RateLimiter::onStoreFailure)
                     .containsOnly(FailurePolicy.LOCAL_FALLBACK);
         }
     }

@@ -3,14 +3,13 @@ package dev.sluice.boot;
 import dev.sluice.annotation.RateLimited;
 import dev.sluice.annotation.RateLimits;
 import dev.sluice.aop.MethodRateLimiter;
+import dev.sluice.aop.RateLimitConfigurationException;
 import java.lang.reflect.Method;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletionStage;
-import java.util.stream.Collectors;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.FactoryBean;
 import org.springframework.beans.factory.ObjectProvider;
@@ -81,7 +80,7 @@ final class ReactiveLimitedMethodsCheck implements SmartInitializingSingleton {
                 }
                 refuseRequestVariables(engine, method, userClass);
                 if (!CompletionStage.class.isAssignableFrom(method.getReturnType())) {
-                    synchronous.add(describe(method));
+                    synchronous.add(RateLimitConfigurationException.describe(method));
                 }
             }, ReflectionUtils.USER_DECLARED_METHODS);
         }
@@ -99,7 +98,7 @@ final class ReactiveLimitedMethodsCheck implements SmartInitializingSingleton {
         engine.contributedVariables(method, userClass).forEach((expression, variables) -> {
             String variable = variables.stream().filter(REQUEST_VARIABLES::contains).findFirst().orElse(null);
             if (variable != null) {
-                String described = describe(method);
+                String described = RateLimitConfigurationException.describe(method);
                 throw new SluiceConfigurationException("The " + expression + " of the rate limit on " + described
                         + " uses #" + variable + ", which has no value in this WebFlux application: the method returns "
                         + method.getReturnType().getSimpleName() + ", so it is decided when it is called, and only a"
@@ -109,12 +108,5 @@ final class ReactiveLimitedMethodsCheck implements SmartInitializingSingleton {
                         + " its arguments.", null);
             }
         });
-    }
-
-    /** {@code com.example.OtpController.sendOtp(OtpRequest)}. */
-    private static String describe(Method method) {
-        return method.getDeclaringClass().getName() + "." + method.getName()
-                + Arrays.stream(method.getParameterTypes()).map(Class::getSimpleName)
-                        .collect(Collectors.joining(", ", "(", ")"));
     }
 }

@@ -197,8 +197,11 @@ abstract sealed class KeyState {
         return single != null ? single : current[i];
     }
 
-    /** The state counting for {@code tier}, found by algorithm and window, or started. */
-    private KeyState stateFor(Tier tier, long now) {
+    /**
+     * The state counting for {@code tier}, found by algorithm and window, or started; the caller
+     * holds the lock.
+     */
+    final KeyState stateFor(Tier tier, long now) {
         if (counts(tier)) {
             return this;
         }
@@ -383,8 +386,27 @@ abstract sealed class KeyState {
         return now - Math.floorMod(now, window);
     }
 
+    /**
+     * The counts of a window tier, which {@link LocalSyncRateLimitStore} reads to send what it
+     * admitted and sets to what all instances together counted.
+     */
+    interface WindowCounter {
+
+        /** The start of the current window, after {@link #advance}. */
+        long start();
+
+        /** The current window's count. */
+        long current();
+
+        /** The previous window's count; always zero for a fixed window, which forgets it. */
+        long previous();
+
+        /** Sets the counts of the window starting at {@code start}, the current one. */
+        void counts(long start, long current, long previous);
+    }
+
     /** {@code FIXED_WINDOW}: one counter per epoch-aligned window, {@link #count}. */
-    static final class FixedWindow extends KeyState {
+    static final class FixedWindow extends KeyState implements WindowCounter {
         private long start = Long.MIN_VALUE;
 
         FixedWindow(Tier tier) {
@@ -422,13 +444,34 @@ abstract sealed class KeyState {
         long resetMillis(long now, long window, long limit) {
             return count == 0 ? 0 : start + window - now;
         }
+
+        @Override
+        public long start() {
+            return start;
+        }
+
+        @Override
+        public long current() {
+            return count;
+        }
+
+        @Override
+        public long previous() {
+            return 0;
+        }
+
+        @Override
+        public void counts(long start, long current, long previous) {
+            this.start = start;
+            this.count = current;
+        }
     }
 
     /**
      * {@code SLIDING_WINDOW}: the current window's count ({@link #count}) plus the previous
      * window's, weighted by the share of it the sliding window still covers, rounded up.
      */
-    static final class SlidingWindow extends KeyState {
+    static final class SlidingWindow extends KeyState implements WindowCounter {
         private long start = Long.MIN_VALUE;
         private long previous;
 
@@ -489,6 +532,28 @@ abstract sealed class KeyState {
         long resetMillis(long now, long window, long limit) {
             long left = window - (now - start);
             return count > 0 ? left + window : previous > 0 ? left : 0;
+        }
+
+        @Override
+        public long start() {
+            return start;
+        }
+
+        @Override
+        public long current() {
+            return count;
+        }
+
+        @Override
+        public long previous() {
+            return previous;
+        }
+
+        @Override
+        public void counts(long start, long current, long previous) {
+            this.start = start;
+            this.count = current;
+            this.previous = previous;
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.sluice.redisson;
 
+import dev.sluice.CountSyncStore;
 import dev.sluice.Decision;
 import dev.sluice.RateLimitStore;
 import dev.sluice.StoreCircuitBreaker;
@@ -77,12 +78,17 @@ import org.redisson.client.codec.StringCodec;
  * breaker} stops sending calls for a while, so an outage costs callers nothing but the first few
  * timeouts. The store does not need Redis to be up when it is built, and works with a client
  * created with {@code setLazyInitialization(true)} without blocking callers while it connects.
+ *
+ * <p><strong>Local counting.</strong> As a {@link CountSyncStore} it takes the counts that
+ * {@link dev.sluice.LocalSyncRateLimitStore} instances made locally, one script call per key and
+ * sync, into the same window counters its decisions use.
  */
-public final class RedissonRateLimitStore implements RateLimitStore {
+public final class RedissonRateLimitStore implements CountSyncStore {
 
     static final String SCRIPT = script("decide.lua");
     static final String SCRIPT_SHA = sha1(SCRIPT);
     private static final String TAKE_BACK_SCRIPT = script("take-back.lua");
+    private static final String SYNC_SCRIPT = script("sync.lua");
     private static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(100);
 
     private final RScript scripts;
@@ -144,6 +150,57 @@ public final class RedissonRateLimitStore implements RateLimitStore {
         }
         return RedisCalls.completeOn(executor,
                 redis.call(call.keys, () -> send(call), reply -> takeBack(call, reply), this::decision));
+    }
+
+    /**
+     * Adds an instance's local counts to the key's window counters in one script call, within
+     * the store's timeout and through its circuit breaker. A sync whose answer is lost may be
+     * sent again: the script adds each instance's sequence once.
+     */
+    @Override
+    public CompletionStage<Totals> sync(String key, List<Tier> tiers, Sync sync) {
+        List<Object> keys;
+        Object[] arguments;
+        try {
+            RateLimitStore.check(this, key, tiers);
+            if (sync.counted().size() != tiers.size()) {
+                throw new IllegalArgumentException("a sync needs one count per tier: " + sync.counted().size()
+                        + " for " + tiers.size() + " tiers");
+            }
+            keys = keys(key, tiers);
+            arguments = new Object[3 + 5 * tiers.size()];
+            arguments[0] = clock == null ? "" : clock.millis();
+            arguments[1] = sync.instance();
+            arguments[2] = sync.sequence();
+            int i = 3;
+            for (int t = 0; t < tiers.size(); t++) {
+                Tier tier = tiers.get(t);
+                if (tier.algorithm() != Algorithm.FIXED_WINDOW && tier.algorithm() != Algorithm.SLIDING_WINDOW) {
+                    throw new IllegalArgumentException("only window tiers are synced, not " + tier);
+                }
+                WindowCounts counted = sync.counted().get(t);
+                arguments[i++] = code(tier);
+                arguments[i++] = tier.windowMillis();
+                arguments[i++] = counted.windowStart();
+                arguments[i++] = counted.current();
+                arguments[i++] = counted.previous();
+            }
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        String slotKey = keys.get(0).toString();
+        return RedisCalls.completeOn(executor, redis.call(keys,
+                () -> scripts.<List<Object>>evalAsync(slotKey, RScript.Mode.READ_WRITE, SYNC_SCRIPT,
+                        RScript.ReturnType.LIST, keys, arguments).toCompletableFuture(),
+                reply -> { }, RedissonRateLimitStore::totals));
+    }
+
+    private static Totals totals(List<Object> reply) {
+        List<WindowCounts> counts = new ArrayList<>(reply.size() / 3);
+        for (int i = 1; i + 2 < reply.size(); i += 3) {
+            counts.add(new WindowCounts((Long) reply.get(i), (Long) reply.get(i + 1), (Long) reply.get(i + 2)));
+        }
+        return new Totals((Long) reply.get(0), counts);
     }
 
     /**

@@ -1,0 +1,91 @@
+package dev.sluice;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * A shared store that can also take counts made elsewhere: what
+ * {@link LocalSyncRateLimitStore} needs of the store it fronts. Each instance of an application
+ * decides locally and, once an interval per key, adds what it counted to the store's window
+ * counters and reads back what all instances counted together.
+ *
+ * <p>Only window tiers ({@code FIXED_WINDOW} and {@code SLIDING_WINDOW}) are synced. A sync is
+ * atomic for all tiers of one key, and idempotent: a sync sent again with the same instance and
+ * sequence (because its first answer was lost) adds nothing the second time. The counters are
+ * the ones {@link #tryAcquire} decides with, so instances syncing and instances deciding in the
+ * store share one limit.
+ */
+public interface CountSyncStore extends RateLimitStore {
+
+    /**
+     * Adds one instance's counts to the key's window counters, unless this instance's sync of
+     * this sequence was added already, and answers every tier's counts afterwards.
+     *
+     * @param key   the key, already qualified by the limiter's name
+     * @param tiers the key's window tiers, at least one; no two with the same algorithm and window
+     * @param sync  what the instance counted since its last sync, one entry per tier
+     * @return the counts of all instances, one entry per tier, as of the store's time; fails
+     *         with {@link StoreUnavailableException} when the store cannot be reached in time
+     */
+    CompletionStage<Totals> sync(String key, List<Tier> tiers, Sync sync);
+
+    /**
+     * Counts of one window tier: those of the window starting at {@code windowStart} and of the
+     * window before it. For a fixed window the one before does not count and is zero.
+     *
+     * @param windowStart the window's start, epoch milliseconds, aligned to the tier's window
+     * @param current     the count of that window
+     * @param previous    the count of the window before
+     */
+    record WindowCounts(long windowStart, long current, long previous) {
+
+        /**
+         * Checks the counts.
+         *
+         * @throws IllegalArgumentException when a count is negative
+         */
+        public WindowCounts {
+            if (current < 0 || previous < 0) {
+                throw new IllegalArgumentException("counts must not be negative: " + current + ", " + previous);
+            }
+        }
+    }
+
+    /**
+     * What one instance counted since its last sync.
+     *
+     * @param instance an id of the instance, the same for all its syncs
+     * @param sequence increasing with every new sync of the instance; a sync sent again keeps it
+     * @param counted  per tier, what the instance counted and has not synced yet
+     */
+    record Sync(String instance, long sequence, List<WindowCounts> counted) {
+
+        /**
+         * Checks and copies.
+         *
+         * @throws IllegalArgumentException when the sequence is not positive
+         */
+        public Sync {
+            Objects.requireNonNull(instance, "instance");
+            if (sequence <= 0) {
+                throw new IllegalArgumentException("sequence must be positive, was " + sequence);
+            }
+            counted = List.copyOf(counted);
+        }
+    }
+
+    /**
+     * The counts of all instances after a sync.
+     *
+     * @param now    the store's time when it synced, epoch milliseconds
+     * @param counts per tier, in the order of the request
+     */
+    record Totals(long now, List<WindowCounts> counts) {
+
+        /** Copies the counts. */
+        public Totals {
+            counts = List.copyOf(counts);
+        }
+    }
+}

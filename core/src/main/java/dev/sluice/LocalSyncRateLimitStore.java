@@ -1,0 +1,581 @@
+package dev.sluice;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.RemovalCause;
+import dev.sluice.annotation.Algorithm;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Two-layer counting for the hottest keys: decides in this JVM against the counts all instances
+ * had when this one last synced with the shared store, plus what this one admitted since, and
+ * syncs each key with the store once per {@linkplain Builder#interval interval}: one round trip
+ * per key per interval (all tiers of the key in it, atomic in the store) instead of one per call.
+ *
+ * <pre class="code">
+ * RateLimitStore store = LocalSyncRateLimitStore.builder(RedissonRateLimitStore.builder(redisson).build())
+ *         .interval(Duration.ofSeconds(1))
+ *         .build();
+ * </pre>
+ *
+ * <p><strong>What it costs: a bounded overshoot.</strong> Between two syncs an instance admits at
+ * most its <em>share</em> of each tier before it syncs at once, the calling thread waiting for
+ * that round trip: {@code share = ceil(limit × interval / window)}, at least 1 (at least the
+ * cost of the call that finds it spent). So per window, all instances together admit at most
+ * {@code limit + (instances − 1) × share}; with a 1 s interval, 600 per minute and three
+ * instances that is 600 + 2 × 10 = 620. An instance learns of calls other instances admitted (and
+ * of their rejections: a key at its limit) at its next sync of the key, within one interval or as
+ * soon as its share is spent. A key's first call on an instance waits for one sync, so that it
+ * starts from the shared counts.
+ *
+ * <p><strong>Algorithms.</strong> {@code FIXED_WINDOW} and {@code SLIDING_WINDOW}: their counts
+ * add up across instances. Not {@code SLIDING_LOG}, whose exactness is the point of it (its log
+ * would have to travel call by call), nor {@code TOKEN_BUCKET}, whose level refills continuously
+ * between syncs. Tiers with a {@link Tier#blockFor()} are refused too: a block one instance
+ * decided would reach the others only at their next sync. {@link Tier#countRejected()} keeps its
+ * meaning: rejected calls are counted here and synced as admitted ones are.
+ *
+ * <p><strong>Outages.</strong> While the store cannot be reached, decisions go on in this JVM from
+ * the counts it has, without waiting and without a share (so each instance may admit up to the
+ * whole limit); {@link #statistics()} says so. What was counted meanwhile is synced once the
+ * store answers again; a sync whose answer was lost is sent again as it was and counted once.
+ *
+ * <p>Keys not used for a minute (or two intervals, if longer) are dropped from memory, their
+ * counts synced first; the key's next call waits for one sync. At most
+ * {@linkplain Builder#maximumKeys maximumKeys} keys are kept. Thread-safe; {@link #close()} syncs
+ * what is left and stops the background sync.
+ */
+public final class LocalSyncRateLimitStore implements RateLimitStore, AutoCloseable {
+
+    private static final Set<Algorithm> ALGORITHMS =
+            Collections.unmodifiableSet(EnumSet.of(Algorithm.FIXED_WINDOW, Algorithm.SLIDING_WINDOW));
+    private static final System.Logger LOGGER = System.getLogger(LocalSyncRateLimitStore.class.getName());
+    /** Returned by a decision made on a key dropped meanwhile: decide again. */
+    private static final CompletableFuture<Void> DECIDE_AGAIN = CompletableFuture.completedFuture(null);
+
+    private final CountSyncStore store;
+    private final InstantSource clock;
+    private final long intervalMillis;
+    private final String instance = UUID.randomUUID().toString();
+    private final AtomicLong sequence = new AtomicLong();
+    private final Cache<String, LocalKey> keys;
+    private final ScheduledExecutorService background;
+    private final LongAdder syncs = new LongAdder();
+    private final LongAdder failedSyncs = new LongAdder();
+    private final LongAdder decisionsWhileUnreachable = new LongAdder();
+    /** The store's time minus this clock's, as of the latest sync. */
+    private volatile long offset;
+    private volatile boolean storeReachable = true;
+
+    private LocalSyncRateLimitStore(Builder builder) {
+        this.store = builder.store;
+        this.clock = builder.clock;
+        this.intervalMillis = builder.interval.toMillis();
+        // How long a key stays in memory only frees memory and decides nothing: Caffeine's own ticker.
+        this.keys = Caffeine.newBuilder()
+                .maximumSize(builder.maximumKeys)
+                .expireAfterAccess(Duration.ofMillis(Math.max(60_000, 2 * intervalMillis)))
+                .executor(Runnable::run)
+                .removalListener((String key, LocalKey local, RemovalCause cause) -> {
+                    if (local != null && cause != RemovalCause.EXPLICIT && cause != RemovalCause.REPLACED) {
+                        local.dropped();
+                    }
+                })
+                .build();
+        this.background = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread thread = new Thread(task, "sluice-local-sync");
+            thread.setDaemon(true);
+            return thread;
+        });
+        background.scheduleWithFixedDelay(this::syncDueKeys, intervalMillis, intervalMillis, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Starts a store definition.
+     *
+     * @param store the shared store to sync with, for instance a {@code RedissonRateLimitStore}
+     * @return a builder
+     */
+    public static Builder builder(CountSyncStore store) {
+        return new Builder(store);
+    }
+
+    @Override
+    public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
+        RateLimitStore.check(this, key, tiers, cost);
+        KeyState.Outcome outcome = new KeyState.Outcome();
+        for (;;) {
+            CompletableFuture<?> sync = decide(key, tiers, cost, outcome);
+            if (sync == null) {
+                return outcome.decision();
+            }
+            // Bounded by the store's timeout; a failed sync has marked the store unreachable.
+            sync.join();
+        }
+    }
+
+    @Override
+    public CompletionStage<Decision> tryAcquireAsync(String key, List<Tier> tiers, long cost) {
+        try {
+            RateLimitStore.check(this, key, tiers, cost);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return decideAsync(key, tiers, cost, new KeyState.Outcome());
+    }
+
+    private CompletableFuture<Decision> decideAsync(String key, List<Tier> tiers, long cost, KeyState.Outcome outcome) {
+        for (;;) {
+            CompletableFuture<?> sync = decide(key, tiers, cost, outcome);
+            if (sync == null) {
+                return CompletableFuture.completedFuture(outcome.decision());
+            }
+            if (!sync.isDone()) {
+                return sync.thenCompose(synced -> decideAsync(key, tiers, cost, outcome));
+            }
+        }
+    }
+
+    /** Decides in this JVM; or, when the key must sync first, the sync to wait for. */
+    private @Nullable CompletableFuture<?> decide(String key, List<Tier> tiers, long cost, KeyState.Outcome outcome) {
+        LocalKey local = keys.get(key, LocalKey::new);
+        synchronized (local) {
+            return local.decide(tiers, cost, outcome);
+        }
+    }
+
+    /**
+     * Forgets the key here and in the store; what this instance counted and had not synced yet
+     * is dropped, not synced.
+     */
+    @Override
+    public void reset(String key, List<Tier> tiers) {
+        RateLimitStore.check(this, key, tiers);
+        keys.invalidate(key);
+        store.reset(key, tiers);
+    }
+
+    /** Forgets every key here and in the store, for tests. */
+    @Override
+    public void clear() {
+        keys.invalidateAll();
+        store.clear();
+    }
+
+    /** The circuit breaker of the store synced with. */
+    @Override
+    public Optional<StoreCircuitBreaker> circuitBreaker() {
+        return store.circuitBreaker();
+    }
+
+    /** {@code FIXED_WINDOW} and {@code SLIDING_WINDOW}, those the store supports too. */
+    @Override
+    public Set<Algorithm> supportedAlgorithms() {
+        return ALGORITHMS;
+    }
+
+    /** Window tiers without {@link Tier#blockFor()} that the store supports. */
+    @Override
+    public boolean supports(Tier tier) {
+        return ALGORITHMS.contains(tier.algorithm()) && tier.blockFor().isZero() && store.supports(tier);
+    }
+
+    /**
+     * Syncs now every key with counts not synced yet, and waits for the answers: what was
+     * counted before the call is in the store afterwards, if the store can be reached.
+     */
+    public void flush() {
+        for (int round = 0; round < 2; round++) {
+            List<CompletableFuture<?>> syncs = new ArrayList<>();
+            for (LocalKey local : keys.asMap().values()) {
+                synchronized (local) {
+                    CompletableFuture<?> sync = local.inFlight != null ? local.inFlight
+                            : local.unsynced() ? local.sync(now()) : null;
+                    if (sync != null) {
+                        syncs.add(sync);
+                    }
+                }
+            }
+            CompletableFuture.allOf(syncs.toArray(CompletableFuture[]::new)).join();
+        }
+    }
+
+    /** Stops syncing in the background and {@linkplain #flush() flushes}. */
+    @Override
+    public void close() {
+        background.shutdownNow();
+        flush();
+    }
+
+    /**
+     * What the store did so far: for metrics and health checks.
+     *
+     * @return the figures
+     */
+    public Statistics statistics() {
+        return new Statistics(syncs.sum(), failedSyncs.sum(), decisionsWhileUnreachable.sum(), storeReachable);
+    }
+
+    /**
+     * What a {@link LocalSyncRateLimitStore} did so far.
+     *
+     * @param syncs                      syncs the store answered
+     * @param failedSyncs                syncs that failed (store unreachable, too slow, its circuit
+     *                                   breaker open)
+     * @param decisionsWhileUnreachable  decisions made in this JVM alone, after the latest sync failed
+     * @param storeReachable             whether the latest sync was answered
+     */
+    public record Statistics(long syncs, long failedSyncs, long decisionsWhileUnreachable, boolean storeReachable) {
+    }
+
+    /** This clock in the store's time. */
+    private long now() {
+        return clock.millis() + offset;
+    }
+
+    /** The background pass: syncs keys idle since they counted, so that their counts reach the store. */
+    private void syncDueKeys() {
+        try {
+            long now = now();
+            for (LocalKey local : keys.asMap().values()) {
+                synchronized (local) {
+                    if (local.inFlight == null && now - local.lastSync >= intervalMillis && local.unsynced()) {
+                        local.sync(now);
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            LOGGER.log(System.Logger.Level.WARNING, "Syncing local counts failed", e);
+        }
+    }
+
+    private void reachable(boolean reachable, @Nullable Throwable failure) {
+        if (storeReachable == reachable) {
+            return;
+        }
+        storeReachable = reachable;
+        if (reachable) {
+            LOGGER.log(System.Logger.Level.INFO, "Local-sync rate limiting: the store answers again; syncing the"
+                    + " counts made meanwhile");
+        } else {
+            LOGGER.log(System.Logger.Level.WARNING, () -> "Local-sync rate limiting: the store could not be reached ("
+                    + StoreUnavailableException.describe(failure, "") + "); deciding in this JVM from the counts it has"
+                    + " until it answers again");
+        }
+    }
+
+    private long share(Tier tier) {
+        return Math.max(1, (long) Math.ceil((double) tier.limit() * intervalMillis / tier.windowMillis()));
+    }
+
+    /**
+     * One key as this instance knows it: its counters (the counts all instances had at the last
+     * sync plus what this one counted since) and what of them this instance has sent to the
+     * store. Guarded by its own monitor.
+     */
+    private final class LocalKey {
+
+        private final String key;
+        private @Nullable KeyState state;
+        private final List<Sent> sent = new ArrayList<>(1);
+        /** The tiers of the key's latest call: those a background sync sends. */
+        private @Nullable List<Tier> tiers;
+        /** The sync sent and not answered yet, or that failed: sent again as it is. */
+        private @Nullable Pending pending;
+        private @Nullable CompletableFuture<?> inFlight;
+        private long lastSync = Long.MIN_VALUE / 2;
+        private boolean synced;
+        private boolean dropped;
+
+        LocalKey(String key) {
+            this.key = key;
+        }
+
+        @Nullable CompletableFuture<?> decide(List<Tier> tiers, long cost, KeyState.Outcome outcome) {
+            if (dropped) {
+                return DECIDE_AGAIN;
+            }
+            long now = now();
+            this.tiers = tiers;
+            boolean reachable = storeReachable;
+            if (reachable && (!synced || shareSpent(tiers, cost, now))) {
+                return inFlight != null ? inFlight : sync(now);
+            }
+            KeyState counters = counters(tiers.get(0), now);
+            counters.decide(now, tiers, cost, outcome);
+            if (!reachable) {
+                decisionsWhileUnreachable.increment();
+            }
+            if (inFlight == null && now - lastSync >= intervalMillis) {
+                sync(now);
+            }
+            return null;
+        }
+
+        private KeyState counters(Tier first, long now) {
+            KeyState counters = state;
+            if (counters == null) {
+                counters = KeyState.create(first, now);
+                state = counters;
+            }
+            return counters;
+        }
+
+        /** Whether a call of {@code cost} would take this instance past its share of a tier. */
+        private boolean shareSpent(List<Tier> tiers, long cost, long now) {
+            for (Tier tier : tiers) {
+                Sent tierSent = sent(tier);
+                KeyState.WindowCounter counter = counter(tier, tierSent, now);
+                long used = tierSent.inFlight + tierSent.unsentCurrent(counter) + tierSent.unsentPrevious(counter);
+                if (used > 0 && used + cost > share(tier)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /** Whether anything counted here has not reached the store. */
+        boolean unsynced() {
+            if (pending != null) {
+                return true;
+            }
+            if (tiers == null || state == null) {
+                return false;
+            }
+            long now = now();
+            for (Tier tier : tiers) {
+                Sent tierSent = sent(tier);
+                KeyState.WindowCounter counter = counter(tier, tierSent, now);
+                if (tierSent.unsentCurrent(counter) + tierSent.unsentPrevious(counter) > 0) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /** The tier's counter, moved to {@code now}, with what was sent of it moved along. */
+        private KeyState.WindowCounter counter(Tier tier, Sent tierSent, long now) {
+            KeyState counters = counters(tier, now);
+            long at = Math.max(now, counters.latest());
+            KeyState tierState = counters.stateFor(tier, at);
+            tierState.advance(at, tier.windowMillis(), tier.limit());
+            KeyState.WindowCounter counter = (KeyState.WindowCounter) tierState;
+            tierSent.moveTo(counter.start(), tier.windowMillis());
+            return counter;
+        }
+
+        private Sent sent(Tier tier) {
+            for (Sent tierSent : sent) {
+                if (tierSent.tier.sharesStateWith(tier)) {
+                    return tierSent;
+                }
+            }
+            Sent added = new Sent(tier);
+            sent.add(added);
+            return added;
+        }
+
+        /** Sends what was counted and not sent (or the unanswered sync again); the caller holds the monitor. */
+        CompletableFuture<?> sync(long now) {
+            Pending sending = pending;
+            if (sending == null) {
+                List<Tier> syncing = Objects.requireNonNull(tiers);
+                List<CountSyncStore.WindowCounts> counted = new ArrayList<>(syncing.size());
+                for (Tier tier : syncing) {
+                    Sent tierSent = sent(tier);
+                    KeyState.WindowCounter counter = counter(tier, tierSent, now);
+                    long current = tierSent.unsentCurrent(counter);
+                    long previous = tierSent.unsentPrevious(counter);
+                    tierSent.current += current;
+                    tierSent.previous += previous;
+                    tierSent.inFlight = current + previous;
+                    counted.add(new CountSyncStore.WindowCounts(counter.start(), current, previous));
+                }
+                sending = new Pending(syncing,
+                        new CountSyncStore.Sync(instance, sequence.incrementAndGet(), counted));
+                pending = sending;
+            }
+            lastSync = now;
+            Pending sent = sending;
+            CompletableFuture<CountSyncStore.Totals> answer;
+            try {
+                answer = store.sync(key, sent.tiers, sent.sync).toCompletableFuture();
+            } catch (RuntimeException e) {
+                answer = CompletableFuture.failedFuture(e);
+            }
+            CompletableFuture<?> done = answer.handle((totals, failure) -> {
+                synchronized (this) {
+                    answered(sent, totals, failure);
+                }
+                return null;
+            });
+            if (!done.isDone()) {
+                inFlight = done;
+            }
+            return done;
+        }
+
+        private void answered(Pending sent, CountSyncStore.@Nullable Totals totals, @Nullable Throwable failure) {
+            inFlight = null;
+            if (totals == null) {
+                failedSyncs.increment();
+                reachable(false, failure);
+                return;
+            }
+            syncs.increment();
+            offset = totals.now() - clock.millis();
+            reachable(true, null);
+            pending = null;
+            synced = true;
+            long now = now();
+            for (int i = 0; i < sent.tiers.size(); i++) {
+                Tier tier = sent.tiers.get(i);
+                CountSyncStore.WindowCounts total = totals.counts().get(i);
+                Sent tierSent = sent(tier);
+                tierSent.inFlight = 0;
+                KeyState.WindowCounter counter = counter(tier, tierSent, now);
+                long unsentCurrent = tierSent.unsentCurrent(counter);
+                long unsentPrevious = tierSent.unsentPrevious(counter);
+                if (total.windowStart() == counter.start()) {
+                    counter.counts(counter.start(), total.current() + unsentCurrent, total.previous() + unsentPrevious);
+                    tierSent.current = total.current();
+                    tierSent.previous = total.previous();
+                } else if (total.windowStart() == counter.start() - tier.windowMillis()) {
+                    // The store is a window behind this instance: its current window is this one's previous.
+                    counter.counts(counter.start(), counter.current(), total.current() + unsentPrevious);
+                    tierSent.previous = total.current();
+                }
+                // Otherwise the store's window is not one this instance counts in: nothing to learn.
+            }
+        }
+
+        /** Caffeine dropped the key: syncs what it counted, and sends calls still holding it back to the cache. */
+        synchronized void dropped() {
+            dropped = true;
+            if (inFlight == null && unsynced()) {
+                sync(now());
+            }
+        }
+    }
+
+    /** A sync sent and not answered yet. */
+    private record Pending(List<Tier> tiers, CountSyncStore.Sync sync) {
+    }
+
+    /**
+     * What of one window tier's local counts this instance has sent to the store or learnt from
+     * it, for the window starting at {@link #start} and the one before.
+     */
+    private static final class Sent {
+        final Tier tier;
+        long start = Long.MIN_VALUE;
+        long current;
+        long previous;
+        /** Counted in the sync not answered yet. */
+        long inFlight;
+
+        Sent(Tier tier) {
+            this.tier = tier;
+        }
+
+        /** Follows the counter into the window starting at {@code windowStart}. */
+        void moveTo(long windowStart, long window) {
+            if (windowStart == start) {
+                return;
+            }
+            previous = start != Long.MIN_VALUE && windowStart - window == start ? current : 0;
+            current = 0;
+            start = windowStart;
+        }
+
+        long unsentCurrent(KeyState.WindowCounter counter) {
+            return Math.max(0, counter.current() - current);
+        }
+
+        long unsentPrevious(KeyState.WindowCounter counter) {
+            return Math.max(0, counter.previous() - previous);
+        }
+    }
+
+    /** Configures a {@link LocalSyncRateLimitStore}. Not thread-safe; build once. */
+    public static final class Builder {
+
+        private final CountSyncStore store;
+        private Duration interval = Duration.ofSeconds(1);
+        private InstantSource clock = InstantSource.system();
+        private long maximumKeys = 100_000;
+
+        private Builder(CountSyncStore store) {
+            this.store = Objects.requireNonNull(store, "store");
+        }
+
+        /**
+         * How often each key in use syncs with the store, and so how large each instance's
+         * share of a tier is ({@code ceil(limit × interval / window)}): the longer, the fewer
+         * round trips and the larger the possible overshoot.
+         *
+         * @param interval from 1 ms to 1 hour; default 1 second
+         * @return this builder
+         */
+        public Builder interval(Duration interval) {
+            Objects.requireNonNull(interval, "interval");
+            if (interval.toMillis() < 1 || interval.compareTo(Duration.ofHours(1)) > 0) {
+                throw new IllegalArgumentException("interval must be from 1 ms to 1 hour, was " + interval);
+            }
+            this.interval = interval;
+            return this;
+        }
+
+        /**
+         * The clock decisions read, moved to the store's time at each sync; the store's own
+         * clock, if it has one, must follow it.
+         *
+         * @param clock default the system clock
+         * @return this builder
+         */
+        public Builder clock(InstantSource clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * The most keys kept in memory; past it, the least used are synced and dropped.
+         *
+         * @param maximumKeys at least 1; default 100,000
+         * @return this builder
+         */
+        public Builder maximumKeys(long maximumKeys) {
+            if (maximumKeys < 1) {
+                throw new IllegalArgumentException("maximumKeys must be at least 1, was " + maximumKeys);
+            }
+            this.maximumKeys = maximumKeys;
+            return this;
+        }
+
+        /**
+         * Builds the store and starts its background sync.
+         *
+         * @return the store
+         */
+        public LocalSyncRateLimitStore build() {
+            return new LocalSyncRateLimitStore(this);
+        }
+    }
+}

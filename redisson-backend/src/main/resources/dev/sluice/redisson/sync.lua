@@ -1,0 +1,56 @@
+-- Adds the counts one instance made locally to the window counters of every tier of one key,
+-- atomically, and answers what all instances counted: the sync of LocalSyncRateLimitStore. The
+-- counters are those of decide.lua, so instances syncing and instances deciding here share one
+-- limit. A sync sent again (its answer was lost) is recognised by its instance and sequence, and
+-- adds nothing the second time.
+--
+-- KEYS[i]      tier i's state, a hash, as for decide.lua; it also keeps, per instance, the
+--              sequence of the instance's latest sync added to it
+-- ARGV[1]      now in epoch ms, or '' to use the server's TIME
+-- ARGV[2]      the instance's id
+-- ARGV[3]      the sync's sequence, increasing with every new sync of the instance
+-- ARGV[4 + 5 * (i - 1) ...]  tier i: algorithm (fw or sw), window ms, the start of the window
+--              the counts are of, the count in that window, the count in the window before
+-- Returns {now ms, then for each tier: its window start, count, previous window's count}.
+
+local max = math.max
+local now = tonumber(ARGV[1])
+if not now then
+  local time = redis.call('TIME')
+  now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+end
+local field = 'q' .. ARGV[2]
+local sequence = tonumber(ARGV[3])
+local reply = { now }
+
+for i = 1, #KEYS do
+  local a = 4 + 5 * (i - 1)
+  local sliding, window, start = ARGV[a] == 'sw', tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
+  local state = redis.call('HMGET', KEYS[i], 't', 's', 'n', 'p', field)
+  -- The key's time never runs backwards, and never stays behind a window an instance counted in.
+  local at = max(now, tonumber(state[1]) or now, start)
+  local s, n, p = tonumber(state[2]), tonumber(state[3]) or 0, tonumber(state[4]) or 0
+  local current = at - at % window
+  if not s then
+    s, n, p = current, 0, 0
+  elseif current > s then
+    if sliding and current - window == s then p = n else p = 0 end
+    s, n = current, 0
+  end
+  if sequence > (tonumber(state[5]) or 0) then
+    local added, added_before = tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4])
+    if start == s then
+      n = n + added
+      if sliding then p = p + added_before end
+    elseif sliding and start == s - window then
+      p = p + added
+    end
+  end
+  redis.call('HSET', KEYS[i], 't', at, 's', s, 'n', n, 'p', p, field, sequence)
+  -- As decide.lua: a fixed window matters until its end, a sliding one until the end of the next.
+  redis.call('PEXPIRE', KEYS[i], s + (sliding and 2 or 1) * window - at)
+  reply[#reply + 1] = s
+  reply[#reply + 1] = n
+  reply[#reply + 1] = p
+end
+return reply

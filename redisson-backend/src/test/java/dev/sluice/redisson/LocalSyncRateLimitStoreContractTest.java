@@ -1,0 +1,23 @@
+package dev.sluice.redisson;
+
+import dev.sluice.LocalSyncRateLimitStore;
+import dev.sluice.RateLimitStore;
+import dev.sluice.redisson.testing.RedisClients;
+import dev.sluice.tck.MutableClock;
+import org.redisson.api.RedissonClient;
+
+/**
+ * The store contract against local counting synced with the Redis store: one instance alone
+ * decides exactly as the store would, for the tiers it supports; the suite reports the others
+ * (sliding logs, token buckets, blocks) as unsupported and checks they are refused by name.
+ */
+class LocalSyncRateLimitStoreContractTest extends RedisTopologiesContract {
+
+    @Override
+    RateLimitStore createStore(RedissonClient client, MutableClock clock) {
+        return LocalSyncRateLimitStore.builder(
+                        RedissonRateLimitStore.builder(client).clock(clock).timeout(RedisClients.PATIENT).build())
+                .clock(clock)
+                .build();
+    }
+}

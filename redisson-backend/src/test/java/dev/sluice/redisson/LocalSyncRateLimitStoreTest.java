@@ -1,0 +1,238 @@
+package dev.sluice.redisson;
+
+import static dev.sluice.annotation.Algorithm.FIXED_WINDOW;
+import static dev.sluice.annotation.Algorithm.SLIDING_WINDOW;
+import static java.time.Duration.ofMinutes;
+import static java.time.Duration.ofSeconds;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.CountSyncStore.Sync;
+import dev.sluice.CountSyncStore.Totals;
+import dev.sluice.CountSyncStore.WindowCounts;
+import dev.sluice.LocalSyncRateLimitStore;
+import dev.sluice.RateLimiter;
+import dev.sluice.Tier;
+import dev.sluice.annotation.Algorithm;
+import dev.sluice.redisson.testing.RedisClients;
+import dev.sluice.redisson.testing.RedisServer;
+import dev.sluice.tck.MutableClock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.redisson.api.RedissonClient;
+
+/**
+ * Local counting synced with Redis, against a {@code redis-server} of this test's own: the
+ * overshoot of three instances on one hot key against the stated bound, one sync per key and
+ * interval, and deciding on while Redis is paused without counting anything twice.
+ */
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
+class LocalSyncRateLimitStoreTest {
+
+    private static final Duration INTERVAL = ofSeconds(1);
+
+    private RedisServer server;
+    private final List<RedissonClient> clients = new ArrayList<>();
+    private final List<LocalSyncRateLimitStore> instances = new ArrayList<>();
+    private final MutableClock clock = new MutableClock(Instant.parse("2100-01-01T00:00:00Z"));
+    private final String key = "local:" + UUID.randomUUID();
+
+    @BeforeEach
+    void start() {
+        server = RedisServer.start();
+    }
+
+    @AfterEach
+    void stop() {
+        instances.forEach(LocalSyncRateLimitStore::close);
+        clients.forEach(RedisClients::shutDown);
+        server.close();
+    }
+
+    /** An application instance: its own client, Redis store and local counting. */
+    private LocalSyncRateLimitStore instance(Duration timeout) {
+        RedissonClient client = RedisClients.connect(server);
+        clients.add(client);
+        LocalSyncRateLimitStore store = LocalSyncRateLimitStore.builder(
+                        RedissonRateLimitStore.builder(client).clock(clock).timeout(timeout).build())
+                .clock(clock)
+                .interval(INTERVAL)
+                .build();
+        instances.add(store);
+        return store;
+    }
+
+    private long stored(Tier tier, String field) {
+        String code = tier.algorithm() == FIXED_WINDOW ? "fw" : "sw";
+        String count = server.cli("HGET", "sluice:{" + key + "}:" + code + tier.windowMillis(), field);
+        return count.isEmpty() ? 0 : Long.parseLong(count);
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Algorithm.class, names = {"FIXED_WINDOW", "SLIDING_WINDOW"})
+    void threeInstancesOnOneHotKeyStayWithinTheStatedBound(Algorithm algorithm) throws Exception {
+        Tier tier = Tier.of(600, ofMinutes(1), algorithm);
+        long share = 10; // ceil(600 x 1 s / 60 s)
+        long bound = tier.limit() + (3 - 1) * share;
+        List<LocalSyncRateLimitStore> three = List.of(instance(RedisClients.PATIENT), instance(RedisClients.PATIENT),
+                instance(RedisClients.PATIENT));
+        ExecutorService pool = Executors.newFixedThreadPool(24);
+        try {
+            CountDownLatch go = new CountDownLatch(1);
+            List<Future<Integer>> admitted = new ArrayList<>();
+            for (LocalSyncRateLimitStore store : three) {
+                for (int t = 0; t < 8; t++) {
+                    admitted.add(pool.submit(() -> {
+                        go.await();
+                        int count = 0;
+                        for (int c = 0; c < 200; c++) {
+                            if (store.tryAcquire(key, List.of(tier), 1).allowed()) {
+                                count++;
+                            }
+                        }
+                        return count;
+                    }));
+                }
+            }
+            go.countDown();
+            long total = 0;
+            for (Future<Integer> result : admitted) {
+                total += result.get(1, TimeUnit.MINUTES);
+            }
+            three.forEach(LocalSyncRateLimitStore::flush);
+            System.out.printf("%s: 3 instances admitted %d of 4,800 calls, limit %d, stated bound %d%n", algorithm,
+                    total, tier.limit(), bound);
+            assertThat(total).as("admitted by three instances").isBetween(tier.limit(), bound);
+            assertThat(stored(tier, "n")).as("the count in Redis").isEqualTo(total);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void aKeyInUseSyncsOncePerInterval() {
+        LocalSyncRateLimitStore store = instance(RedisClients.PATIENT);
+        Tier tier = Tier.of(1_000_000, ofMinutes(1), SLIDING_WINDOW);
+        for (int second = 0; second < 5; second++) {
+            for (int call = 0; call < 1_000; call++) {
+                assertThat(store.tryAcquire(key, List.of(tier), 1).allowed()).isTrue();
+            }
+            clock.advance(INTERVAL);
+        }
+        store.flush();
+        // The first call's sync, then one in each later interval, and the flush's, unless the last
+        // interval's sync went out after its last call.
+        assertThat(store.statistics().syncs()).isBetween(1L + 4, 1L + 4 + 1);
+        assertThat(stored(tier, "n")).isEqualTo(5_000);
+    }
+
+    @Test
+    void anInstanceLearnsOfAnotherInstancesCallsAtItsNextSync() {
+        LocalSyncRateLimitStore first = instance(RedisClients.PATIENT);
+        LocalSyncRateLimitStore second = instance(RedisClients.PATIENT);
+        Tier tier = Tier.of(600, ofMinutes(1), FIXED_WINDOW);
+        assertThat(second.tryAcquire(key, List.of(tier), 1).remaining()).isEqualTo(599);
+        second.flush();
+        int admitted = 0;
+        while (first.tryAcquire(key, List.of(tier), 1).allowed()) {
+            admitted++;
+        }
+        assertThat(admitted).isEqualTo(599);
+        first.flush();
+        assertThat(second.tryAcquire(key, List.of(tier), 1).remaining()).as("before its next sync").isEqualTo(598);
+
+        clock.advance(INTERVAL);
+        second.tryAcquire(key, List.of(tier), 1); // starts the sync, decided before its answer
+        second.flush();
+        assertThat(second.tryAcquire(key, List.of(tier), 1).allowed()).as("after its next sync").isFalse();
+    }
+
+    @Test
+    void decidesLocallyWhileRedisIsPausedAndCountsEachCallOnce() throws Exception {
+        LocalSyncRateLimitStore store = instance(Duration.ofMillis(200));
+        Tier tier = Tier.of(100_000, ofMinutes(10), FIXED_WINDOW);
+        for (int call = 0; call < 50; call++) {
+            store.tryAcquire(key, List.of(tier), 1);
+        }
+        store.flush();
+        assertThat(stored(tier, "n")).isEqualTo(50);
+
+        server.suspend();
+        long started = System.nanoTime();
+        try {
+            for (int second = 0; second < 3; second++) {
+                clock.advance(INTERVAL);
+                for (int call = 0; call < 100; call++) {
+                    assertThat(store.tryAcquire(key, List.of(tier), 1).allowed()).isTrue();
+                }
+                store.flush(); // the sync times out after 200 ms; it reaches Redis once it runs again
+            }
+            Duration outage = Duration.ofNanos(System.nanoTime() - started);
+            LocalSyncRateLimitStore.Statistics during = store.statistics();
+            System.out.printf("300 calls decided locally in %d ms while Redis was paused; %s%n", outage.toMillis(),
+                    during);
+            assertThat(outage).as("300 calls and 3 timed-out syncs").isLessThan(ofSeconds(5));
+            assertThat(during.storeReachable()).isFalse();
+            assertThat(during.failedSyncs()).isPositive();
+            // Those after the first sync failed: the first 100 were decided before it timed out.
+            assertThat(during.decisionsWhileUnreachable()).isEqualTo(200);
+        } finally {
+            server.resume();
+        }
+
+        clock.advance(INTERVAL);
+        store.tryAcquire(key, List.of(tier), 1);
+        store.flush();
+        store.flush();
+        assertThat(store.statistics().storeReachable()).isTrue();
+        assertThat(stored(tier, "n")).as("every call counted once, the late syncs included").isEqualTo(50 + 300 + 1);
+    }
+
+    @Test
+    void aSyncSentAgainIsCountedOnce() {
+        RedissonClient client = RedisClients.connect(server);
+        clients.add(client);
+        RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).clock(clock).build();
+        Tier tier = Tier.of(100, ofMinutes(1), SLIDING_WINDOW);
+        long start = clock.millis() - clock.millis() % tier.windowMillis();
+        Sync sync = new Sync("instance", 7, List.of(new WindowCounts(start, 5, 0)));
+
+        Totals first = store.sync(key, List.of(tier), sync).toCompletableFuture().join();
+        Totals again = store.sync(key, List.of(tier), sync).toCompletableFuture().join();
+        Totals next = store.sync(key, List.of(tier), new Sync("instance", 8, List.of(new WindowCounts(start, 2, 0))))
+                .toCompletableFuture().join();
+
+        assertThat(first.counts()).containsExactly(new WindowCounts(start, 5, 0));
+        assertThat(again.counts()).containsExactly(new WindowCounts(start, 5, 0));
+        assertThat(next.counts()).containsExactly(new WindowCounts(start, 7, 0));
+        assertThat(first.now()).isEqualTo(clock.millis());
+        assertThat(store.tryAcquire(key, List.of(tier), 1).remaining()).as("decided on the synced counts").isEqualTo(92);
+    }
+
+    @Test
+    void tiersItCannotHonourAreRefusedWhenTheLimiterIsBuilt() {
+        LocalSyncRateLimitStore store = instance(RedisClients.PATIENT);
+        for (Tier tier : List.of(Tier.of(5, ofMinutes(1), Algorithm.SLIDING_LOG),
+                Tier.of(5, ofMinutes(1), Algorithm.TOKEN_BUCKET),
+                Tier.of(5, ofMinutes(1), FIXED_WINDOW).withBlockFor(ofMinutes(15)))) {
+            assertThat(store.supports(tier)).as("%s", tier).isFalse();
+            assertThatThrownBy(() -> RateLimiter.builder().name("otp").store(store).tier(tier).build())
+                    .as("%s", tier).hasMessageContaining(tier.toString());
+        }
+        assertThat(store.supports(Tier.of(5, ofMinutes(1), SLIDING_WINDOW).withCountRejected())).isTrue();
+    }
+}

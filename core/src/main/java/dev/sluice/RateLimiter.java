@@ -766,7 +766,9 @@ public final class RateLimiter {
         }
 
         /**
-         * Where counts are kept. Required.
+         * Where counts are kept. Required, unless the builder comes from a
+         * {@linkplain RateLimiterRegistry#limiterBuilder() registry}, which gives the store it
+         * {@linkplain RateLimiterRegistry#storeOf(String) has for the limiter's name}.
          *
          * @param store the store, for example {@link InMemoryRateLimitStore}
          * @return this builder
@@ -942,6 +944,10 @@ public final class RateLimiter {
         public RateLimiter build() {
             if (name == null || name.isBlank()) {
                 throw new IllegalArgumentException("a rate limiter needs a name");
+            }
+            if (registry != null && store == registry.store()) {
+                // Not given a store of its own: the registry's store for its name.
+                store = registry.storeOf(name);
             }
             if (store == null) {
                 throw new IllegalArgumentException("rate limiter '" + name + "' needs a store");

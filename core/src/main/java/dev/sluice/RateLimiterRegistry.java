@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -35,6 +36,7 @@ import org.jspecify.annotations.Nullable;
 public final class RateLimiterRegistry {
 
     private final RateLimitStore store;
+    private final Function<String, @Nullable RateLimitStore> limiterStores;
     private final InstantSource clock;
     private final Sleeper sleeper;
     private final FailurePolicy onStoreFailure;
@@ -45,6 +47,7 @@ public final class RateLimiterRegistry {
     private RateLimiterRegistry(Builder builder) {
         this.clock = builder.clock;
         this.store = builder.store != null ? builder.store : InMemoryRateLimitStore.builder().clock(clock).build();
+        this.limiterStores = builder.limiterStores;
         this.sleeper = builder.sleeper;
         this.onStoreFailure = builder.onStoreFailure;
         this.fallbackStore = builder.fallbackStore != null ? builder.fallbackStore
@@ -92,7 +95,8 @@ public final class RateLimiterRegistry {
             if (existing != null && existing.definition != null && sameLimiter(existing.definition, definition)) {
                 return existing.limiter;
             }
-            RateLimiter limiter = preset(RateLimiter.builder()).definition(definition).build();
+            RateLimiter limiter = preset(RateLimiter.builder()).store(storeOf(definition.name())).definition(definition)
+                    .build();
             add(limiter, definition);
             return limiter;
         }
@@ -156,6 +160,18 @@ public final class RateLimiterRegistry {
     }
 
     /**
+     * The store a limiter of this name built here decides with: its own, where the registry was
+     * given {@linkplain Builder#limiterStores one for it}, otherwise {@link #store()}.
+     *
+     * @param limiterName the limiter's name
+     * @return the store
+     */
+    public RateLimitStore storeOf(String limiterName) {
+        RateLimitStore own = limiterStores.apply(limiterName);
+        return own != null ? own : store;
+    }
+
+    /**
      * The store limiters built here fall back to under {@link FailurePolicy#LOCAL_FALLBACK}.
      *
      * @return the fallback store
@@ -186,6 +202,7 @@ public final class RateLimiterRegistry {
     public static final class Builder {
 
         private @Nullable RateLimitStore store;
+        private Function<String, @Nullable RateLimitStore> limiterStores = name -> null;
         private InstantSource clock = InstantSource.system();
         private Sleeper sleeper = Sleeper.system();
         private FailurePolicy onStoreFailure = FailurePolicy.LOCAL_FALLBACK;
@@ -203,6 +220,20 @@ public final class RateLimiterRegistry {
          */
         public Builder store(RateLimitStore store) {
             this.store = Objects.requireNonNull(store, "store");
+            return this;
+        }
+
+        /**
+         * Stores of their own for some limiters, by name: for instance
+         * {@link LocalSyncRateLimitStore local counting} for the hottest ones only. A limiter
+         * built here whose name this maps to no store, and that was not given one of its own,
+         * decides with {@linkplain #store(RateLimitStore) the registry's store}.
+         *
+         * @param limiterStores a limiter's name to its store, or to {@code null}; default none
+         * @return this builder
+         */
+        public Builder limiterStores(Function<String, @Nullable RateLimitStore> limiterStores) {
+            this.limiterStores = Objects.requireNonNull(limiterStores, "limiterStores");
             return this;
         }
 

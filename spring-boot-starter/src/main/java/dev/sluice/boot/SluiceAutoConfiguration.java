@@ -1,5 +1,6 @@
 package dev.sluice.boot;
 
+import dev.sluice.CountSyncStore;
 import dev.sluice.InMemoryRateLimitStore;
 import dev.sluice.RateLimitStore;
 import dev.sluice.config.EnableRateLimiting;
@@ -23,6 +24,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 
@@ -82,6 +84,28 @@ public class SluiceAutoConfiguration {
     MethodRateLimiterCustomizer sluicePropertiesCustomizer(SluiceProperties properties,
                                                            PropertiesLimitOverrides overrides) {
         return builder -> builder.onKeyError(properties.getKeyError()).overrides(overrides);
+    }
+
+    /**
+     * {@code sluice.redis.local-sync}: the limiters it names count in this JVM and sync with the
+     * store, which must be able to take their counts (the Redis store).
+     *
+     * @param store      the store the limiters use
+     * @param properties the settings
+     * @param clock      the application's clock, if it has exactly one
+     * @return the local-sync limiters
+     */
+    @Bean
+    @Conditional(LocalSyncLimiters.Configured.class)
+    LocalSyncLimiters sluiceLocalSyncLimiters(RateLimitStore store, SluiceProperties properties,
+                                              ObjectProvider<InstantSource> clock) {
+        if (!(store instanceof CountSyncStore shared)) {
+            throw new SluiceConfigurationException("sluice.redis.local-sync needs sluice.store=redis: it counts locally"
+                    + " and syncs with Redis, and the store is " + store.getClass().getSimpleName()
+                    + ", which cannot take synced counts.",
+                    "Set sluice.store=redis (with dev.sluice:sluice-redisson), or remove the local-sync settings.", null);
+        }
+        return new LocalSyncLimiters(shared, properties, clock.getIfUnique(InstantSource::system));
     }
 
     /**

@@ -1,12 +1,15 @@
 package dev.sluice.boot;
 
+import dev.sluice.LocalSyncRateLimitStore;
 import dev.sluice.RateLimitStore;
 import dev.sluice.StoreCircuitBreaker;
 import dev.sluice.config.RateLimiterRegistryCustomizer;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.Locale;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -57,6 +60,33 @@ public class SluiceMetricsAutoConfiguration {
                         .tag("state", state.name().toLowerCase(Locale.ROOT))
                         .register(registry);
             }
+        });
+    }
+
+    /**
+     * With {@code sluice.redis.local-sync}: {@code sluice.local-sync.syncs} (tag {@code outcome}:
+     * success or failure), {@code sluice.local-sync.unsynced.decisions} (decisions made in this
+     * JVM alone while Redis could not be reached) and {@code sluice.local-sync.store.reachable}
+     * (1 while the latest sync was answered, 0 while deciding alone).
+     *
+     * @param localSync the local-sync limiters, if configured
+     * @return the meters; none without local counting
+     */
+    @Bean
+    MeterBinder sluiceLocalSyncMetrics(ObjectProvider<LocalSyncLimiters> localSync) {
+        return registry -> localSync.ifAvailable(limiters -> {
+            LocalSyncRateLimitStore store = limiters.store();
+            FunctionCounter.builder("sluice.local-sync.syncs", store, synced -> synced.statistics().syncs())
+                    .description("Syncs of local counts with Redis").tag("outcome", "success").register(registry);
+            FunctionCounter.builder("sluice.local-sync.syncs", store, synced -> synced.statistics().failedSyncs())
+                    .description("Syncs of local counts with Redis").tag("outcome", "failure").register(registry);
+            FunctionCounter.builder("sluice.local-sync.unsynced.decisions", store,
+                            synced -> synced.statistics().decisionsWhileUnreachable())
+                    .description("Decisions made in this JVM alone while Redis could not be reached")
+                    .register(registry);
+            Gauge.builder("sluice.local-sync.store.reachable", store, synced -> synced.statistics().storeReachable() ? 1 : 0)
+                    .description("1 while Redis answers the syncs, 0 while limiters decide in this JVM alone")
+                    .register(registry);
         });
     }
 }

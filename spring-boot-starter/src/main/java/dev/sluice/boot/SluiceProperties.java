@@ -270,6 +270,18 @@ public class SluiceProperties {
          */
         private @Nullable String keyHashSecret;
 
+        /** Counting in this JVM, synced with Redis on an interval, for the hottest limiters. */
+        private final LocalSync localSync = new LocalSync();
+
+        /**
+         * Counting in this JVM, synced with Redis on an interval.
+         *
+         * @return the settings
+         */
+        public LocalSync getLocalSync() {
+            return localSync;
+        }
+
         /**
          * The server's address.
          *
@@ -394,6 +406,84 @@ public class SluiceProperties {
          */
         public void setKeyHashSecret(@Nullable String keyHashSecret) {
             this.keyHashSecret = keyHashSecret;
+        }
+    }
+
+    /**
+     * {@code sluice.redis.local-sync.*}: limiters that count in this JVM and add their counts to
+     * Redis once an interval per key, at the price of a bounded overshoot (see
+     * {@link dev.sluice.LocalSyncRateLimitStore}).
+     */
+    public static class LocalSync {
+
+        /**
+         * Whether every limiter counts locally, unless its sluice.limits.<name>.local-sync says
+         * false. Limiters whose tiers local counting cannot honour (sliding logs, token buckets,
+         * block-for) then fail start-up.
+         */
+        private boolean enabled;
+
+        /**
+         * How often each key in use syncs with Redis; each instance may admit its share of a
+         * tier, ceil(limit x interval / window), before it syncs at once.
+         */
+        private Duration interval = Duration.ofSeconds(1);
+
+        /** The most keys held in memory; past it, the least used are synced and dropped. */
+        private long maximumKeys = 100_000;
+
+        /**
+         * Whether every limiter counts locally.
+         *
+         * @return the flag
+         */
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        /**
+         * Sets whether every limiter counts locally.
+         *
+         * @param enabled the flag
+         */
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        /**
+         * How often each key in use syncs.
+         *
+         * @return the interval
+         */
+        public Duration getInterval() {
+            return interval;
+        }
+
+        /**
+         * Sets how often each key in use syncs.
+         *
+         * @param interval from 1 ms to 1 hour
+         */
+        public void setInterval(Duration interval) {
+            this.interval = interval;
+        }
+
+        /**
+         * The most keys held in memory.
+         *
+         * @return the bound
+         */
+        public long getMaximumKeys() {
+            return maximumKeys;
+        }
+
+        /**
+         * Sets the most keys held in memory.
+         *
+         * @param maximumKeys at least 1
+         */
+        public void setMaximumKeys(long maximumKeys) {
+            this.maximumKeys = maximumKeys;
         }
     }
 
@@ -545,6 +635,31 @@ public class SluiceProperties {
 
         /** Plans by name, each with tiers replacing the default ones for the calls of that plan. */
         private final Map<String, Plan> plans = new LinkedHashMap<>();
+
+        /**
+         * Whether the limiter counts in this JVM and syncs with Redis on an interval
+         * (sluice.redis.local-sync); unset: as sluice.redis.local-sync.enabled says. Needs
+         * sluice.store=redis.
+         */
+        private @Nullable Boolean localSync;
+
+        /**
+         * Whether the limiter counts locally, synced with Redis.
+         *
+         * @return the flag, or null to follow sluice.redis.local-sync.enabled
+         */
+        public @Nullable Boolean getLocalSync() {
+            return localSync;
+        }
+
+        /**
+         * Sets whether the limiter counts locally, synced with Redis.
+         *
+         * @param localSync the flag, or null to follow sluice.redis.local-sync.enabled
+         */
+        public void setLocalSync(@Nullable Boolean localSync) {
+            this.localSync = localSync;
+        }
 
         /**
          * Whether the limiter is on.

@@ -31,7 +31,7 @@ abstract class SampleAppContract {
         client = RestTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).build();
     }
 
-    private EntityExchangeResult<String> send(String method, String path, String json) {
+    EntityExchangeResult<String> send(String method, String path, String json) {
         var request = client.method(HttpMethod.valueOf(method)).uri(path);
         if (json != null) {
             request.contentType(MediaType.APPLICATION_JSON).body(json);

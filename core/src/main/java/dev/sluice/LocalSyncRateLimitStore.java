@@ -18,7 +18,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
@@ -52,10 +55,12 @@ import org.jspecify.annotations.Nullable;
  * decided would reach the others only at their next sync. {@link Tier#countRejected()} keeps its
  * meaning: rejected calls are counted here and synced as admitted ones are.
  *
- * <p><strong>Outages.</strong> While the store cannot be reached, decisions go on in this JVM from
- * the counts it has, without waiting and without a share (so each instance may admit up to the
- * whole limit); {@link #statistics()} says so. What was counted meanwhile is synced once the
- * store answers again; a sync whose answer was lost is sent again as it was and counted once.
+ * <p><strong>Outages.</strong> While the store's circuit breaker is open, decisions go on in this
+ * JVM from the counts it has, without waiting and without a share (so each instance may admit up
+ * to the whole limit); {@link #statistics()} says so. Before it opens, a call whose sync fails
+ * waits for one more, at most, then is decided here too. What was counted meanwhile is synced
+ * once the store answers again; a sync whose answer was lost is sent again as it was and
+ * counted once.
  *
  * <p>Keys not used for a minute (or two intervals, if longer) are dropped from memory, their
  * counts synced first; the key's next call waits for one sync. At most
@@ -67,10 +72,23 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
     private static final Set<Algorithm> ALGORITHMS =
             Collections.unmodifiableSet(EnumSet.of(Algorithm.FIXED_WINDOW, Algorithm.SLIDING_WINDOW));
     private static final System.Logger LOGGER = System.getLogger(LocalSyncRateLimitStore.class.getName());
+    /**
+     * For a store without a circuit breaker: failed syncs in a row after which it counts as
+     * unreachable. One slow answer is not an outage.
+     */
+    private static final int FAILURES_TO_UNREACHABLE = 3;
+    /** Failed syncs a call waits for before it is decided here without one. */
+    private static final int FAILED_SYNCS_A_CALL_WAITS_FOR = 2;
+    /**
+     * Syncs due on the interval that may be in flight at once; more wait for a later call or
+     * pass, so that keys synced together do not all come due, and time out, together.
+     */
+    private static final int PERIODIC_SYNCS_IN_FLIGHT = 64;
     /** Returned by a decision made on a key dropped meanwhile: decide again. */
-    private static final CompletableFuture<Void> DECIDE_AGAIN = CompletableFuture.completedFuture(null);
+    private static final CompletableFuture<Boolean> DECIDE_AGAIN = CompletableFuture.completedFuture(true);
 
     private final CountSyncStore store;
+    private final @Nullable StoreCircuitBreaker breaker;
     private final InstantSource clock;
     private final long intervalMillis;
     private final String instance = UUID.randomUUID().toString();
@@ -80,12 +98,19 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
     private final LongAdder syncs = new LongAdder();
     private final LongAdder failedSyncs = new LongAdder();
     private final LongAdder decisionsWhileUnreachable = new LongAdder();
-    /** The store's time minus this clock's, as of the latest sync. */
+    private final Semaphore periodicSyncs = new Semaphore(PERIODIC_SYNCS_IN_FLIGHT);
+    private final AtomicInteger failuresInARow = new AtomicInteger();
+    /** The store's time minus this clock's, from the sync with the shortest round trip (see {@link #sampleOffset}). */
     private volatile long offset;
-    private volatile boolean storeReachable = true;
+    private final Object offsetSample = new Object();
+    private long offsetRoundTrip = Long.MAX_VALUE;
+    private long offsetSampledAt;
+    /** Whether the latest change of {@link #storeReachable()} was logged as an outage. */
+    private final AtomicBoolean loggedUnreachable = new AtomicBoolean();
 
     private LocalSyncRateLimitStore(Builder builder) {
         this.store = builder.store;
+        this.breaker = store.circuitBreaker().orElse(null);
         this.clock = builder.clock;
         this.intervalMillis = builder.interval.toMillis();
         // How long a key stays in memory only frees memory and decides nothing: Caffeine's own ticker.
@@ -121,13 +146,16 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
     public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
         RateLimitStore.check(this, key, tiers, cost);
         KeyState.Outcome outcome = new KeyState.Outcome();
+        int failedSyncs = 0;
         for (;;) {
-            CompletableFuture<?> sync = decide(key, tiers, cost, outcome);
+            CompletableFuture<Boolean> sync = decide(key, tiers, cost, outcome, failedSyncs);
             if (sync == null) {
                 return outcome.decision();
             }
-            // Bounded by the store's timeout; a failed sync has marked the store unreachable.
-            sync.join();
+            // Bounded by the store's timeout.
+            if (!sync.join()) {
+                failedSyncs++;
+            }
         }
     }
 
@@ -138,26 +166,38 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return decideAsync(key, tiers, cost, new KeyState.Outcome());
+        return decideAsync(key, tiers, cost, new KeyState.Outcome(), 0);
     }
 
-    private CompletableFuture<Decision> decideAsync(String key, List<Tier> tiers, long cost, KeyState.Outcome outcome) {
+    private CompletableFuture<Decision> decideAsync(String key, List<Tier> tiers, long cost, KeyState.Outcome outcome,
+                                                    int failedSyncs) {
+        int failed = failedSyncs;
         for (;;) {
-            CompletableFuture<?> sync = decide(key, tiers, cost, outcome);
+            CompletableFuture<Boolean> sync = decide(key, tiers, cost, outcome, failed);
             if (sync == null) {
                 return CompletableFuture.completedFuture(outcome.decision());
             }
             if (!sync.isDone()) {
-                return sync.thenCompose(synced -> decideAsync(key, tiers, cost, outcome));
+                int failedBefore = failed;
+                return sync.thenCompose(answered -> decideAsync(key, tiers, cost, outcome,
+                        answered ? failedBefore : failedBefore + 1));
+            }
+            if (!sync.join()) {
+                failed++;
             }
         }
     }
 
-    /** Decides in this JVM; or, when the key must sync first, the sync to wait for. */
-    private @Nullable CompletableFuture<?> decide(String key, List<Tier> tiers, long cost, KeyState.Outcome outcome) {
+    /**
+     * Decides in this JVM; or, when the key must sync first, the sync to wait for, which
+     * completes with whether the store answered it. A call that saw {@code failedSyncs} of its
+     * syncs fail is decided without one.
+     */
+    private @Nullable CompletableFuture<Boolean> decide(String key, List<Tier> tiers, long cost,
+                                                        KeyState.Outcome outcome, int failedSyncs) {
         LocalKey local = keys.get(key, LocalKey::new);
         synchronized (local) {
-            return local.decide(tiers, cost, outcome);
+            return local.decide(tiers, cost, outcome, failedSyncs >= FAILED_SYNCS_A_CALL_WAITS_FOR);
         }
     }
 
@@ -203,10 +243,10 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
      */
     public void flush() {
         for (int round = 0; round < 2; round++) {
-            List<CompletableFuture<?>> syncs = new ArrayList<>();
+            List<CompletableFuture<Boolean>> syncs = new ArrayList<>();
             for (LocalKey local : keys.asMap().values()) {
                 synchronized (local) {
-                    CompletableFuture<?> sync = local.inFlight != null ? local.inFlight
+                    CompletableFuture<Boolean> sync = local.inFlight != null ? local.inFlight
                             : local.unsynced() ? local.sync(now()) : null;
                     if (sync != null) {
                         syncs.add(sync);
@@ -230,7 +270,7 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
      * @return the figures
      */
     public Statistics statistics() {
-        return new Statistics(syncs.sum(), failedSyncs.sum(), decisionsWhileUnreachable.sum(), storeReachable);
+        return new Statistics(syncs.sum(), failedSyncs.sum(), decisionsWhileUnreachable.sum(), storeReachable());
     }
 
     /**
@@ -239,8 +279,10 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
      * @param syncs                      syncs the store answered
      * @param failedSyncs                syncs that failed (store unreachable, too slow, its circuit
      *                                   breaker open)
-     * @param decisionsWhileUnreachable  decisions made in this JVM alone, after the latest sync failed
-     * @param storeReachable             whether the latest sync was answered
+     * @param decisionsWhileUnreachable  decisions made in this JVM without the store: while it could
+     *                                   not be reached, or after the call's own syncs failed
+     * @param storeReachable             whether the store can be reached: its circuit breaker is not
+     *                                   open (without one: fewer than three syncs in a row failed)
      */
     public record Statistics(long syncs, long failedSyncs, long decisionsWhileUnreachable, boolean storeReachable) {
     }
@@ -250,6 +292,29 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
         return clock.millis() + offset;
     }
 
+    /**
+     * Takes the offset to the store's clock from a sync, if its round trip was the shortest yet:
+     * the store read its clock somewhere within the round trip, so the shorter it is, the better
+     * the estimate. The best round trip is aged by a millisecond a second, so that the offset
+     * follows clocks that drift apart. An offset no larger than the estimate's uncertainty is
+     * taken as none.
+     */
+    private void sampleOffset(long storeNow, long sentAt, long receivedAt) {
+        long roundTrip = receivedAt - sentAt;
+        synchronized (offsetSample) {
+            long aged = offsetRoundTrip == Long.MAX_VALUE ? Long.MAX_VALUE
+                    : offsetRoundTrip + (receivedAt - offsetSampledAt) / 1_000;
+            if (roundTrip <= aged) {
+                offsetRoundTrip = roundTrip;
+                offsetSampledAt = receivedAt;
+                long estimate = storeNow - (sentAt + receivedAt) / 2;
+                // Within the estimate's uncertainty (half the round trip, and a millisecond of rounding)
+                // the clocks agree: instances on clocks kept in step then all decide on their own.
+                offset = Math.abs(estimate) <= roundTrip / 2 + 1 ? 0 : estimate;
+            }
+        }
+    }
+
     /** The background pass: syncs keys idle since they counted, so that their counts reach the store. */
     private void syncDueKeys() {
         try {
@@ -257,7 +322,7 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
             for (LocalKey local : keys.asMap().values()) {
                 synchronized (local) {
                     if (local.inFlight == null && now - local.lastSync >= intervalMillis && local.unsynced()) {
-                        local.sync(now);
+                        local.periodicSync(now);
                     }
                 }
             }
@@ -266,18 +331,31 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
         }
     }
 
-    private void reachable(boolean reachable, @Nullable Throwable failure) {
-        if (storeReachable == reachable) {
-            return;
-        }
-        storeReachable = reachable;
-        if (reachable) {
+    /**
+     * Whether syncs can reach the store: its circuit breaker is not open, or, for a store without
+     * one, fewer than three syncs in a row failed. Until then, a sync that fails makes its callers
+     * wait for another, and only a call whose syncs failed twice is decided without one.
+     */
+    private boolean storeReachable() {
+        return breaker != null ? breaker.state() != StoreCircuitBreaker.State.OPEN
+                : failuresInARow.get() < FAILURES_TO_UNREACHABLE;
+    }
+
+    private void synced() {
+        failuresInARow.set(0);
+        if (loggedUnreachable.compareAndSet(true, false)) {
             LOGGER.log(System.Logger.Level.INFO, "Local-sync rate limiting: the store answers again; syncing the"
                     + " counts made meanwhile");
-        } else {
-            LOGGER.log(System.Logger.Level.WARNING, () -> "Local-sync rate limiting: the store could not be reached ("
-                    + StoreUnavailableException.describe(failure, "") + "); deciding in this JVM from the counts it has"
-                    + " until it answers again");
+        }
+    }
+
+    private void syncFailed(Throwable failure, String key) {
+        failedSyncs.increment();
+        failuresInARow.incrementAndGet();
+        if (!storeReachable() && loggedUnreachable.compareAndSet(false, true)) {
+            LOGGER.log(System.Logger.Level.WARNING, () -> "Local-sync rate limiting: the store cannot be reached ("
+                    + StoreUnavailableException.describe(failure, key) + "); deciding in this JVM from the counts it"
+                    + " has until it answers again");
         }
     }
 
@@ -299,7 +377,7 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
         private @Nullable List<Tier> tiers;
         /** The sync sent and not answered yet, or that failed: sent again as it is. */
         private @Nullable Pending pending;
-        private @Nullable CompletableFuture<?> inFlight;
+        private @Nullable CompletableFuture<Boolean> inFlight;
         private long lastSync = Long.MIN_VALUE / 2;
         private boolean synced;
         private boolean dropped;
@@ -308,23 +386,24 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
             this.key = key;
         }
 
-        @Nullable CompletableFuture<?> decide(List<Tier> tiers, long cost, KeyState.Outcome outcome) {
+        @Nullable CompletableFuture<Boolean> decide(List<Tier> tiers, long cost, KeyState.Outcome outcome,
+                                                    boolean withoutSync) {
             if (dropped) {
                 return DECIDE_AGAIN;
             }
             long now = now();
             this.tiers = tiers;
-            boolean reachable = storeReachable;
-            if (reachable && (!synced || shareSpent(tiers, cost, now))) {
+            boolean alone = withoutSync || !storeReachable();
+            if (!alone && (!synced || shareSpent(tiers, cost, now))) {
                 return inFlight != null ? inFlight : sync(now);
             }
             KeyState counters = counters(tiers.get(0), now);
             counters.decide(now, tiers, cost, outcome);
-            if (!reachable) {
+            if (alone) {
                 decisionsWhileUnreachable.increment();
             }
             if (inFlight == null && now - lastSync >= intervalMillis) {
-                sync(now);
+                periodicSync(now);
             }
             return null;
         }
@@ -392,8 +471,15 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
             return added;
         }
 
+        /** A sync due on the interval, unless too many are in flight already; the caller holds the monitor. */
+        void periodicSync(long now) {
+            if (periodicSyncs.tryAcquire()) {
+                sync(now).whenComplete((done, failure) -> periodicSyncs.release());
+            }
+        }
+
         /** Sends what was counted and not sent (or the unanswered sync again); the caller holds the monitor. */
-        CompletableFuture<?> sync(long now) {
+        CompletableFuture<Boolean> sync(long now) {
             Pending sending = pending;
             if (sending == null) {
                 List<Tier> syncing = Objects.requireNonNull(tiers);
@@ -414,17 +500,18 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
             }
             lastSync = now;
             Pending sent = sending;
+            long sentAt = clock.millis();
             CompletableFuture<CountSyncStore.Totals> answer;
             try {
                 answer = store.sync(key, sent.tiers, sent.sync).toCompletableFuture();
             } catch (RuntimeException e) {
                 answer = CompletableFuture.failedFuture(e);
             }
-            CompletableFuture<?> done = answer.handle((totals, failure) -> {
+            CompletableFuture<Boolean> done = answer.handle((totals, failure) -> {
                 synchronized (this) {
-                    answered(sent, totals, failure);
+                    answered(sent, sentAt, totals, failure);
                 }
-                return null;
+                return totals != null;
             });
             if (!done.isDone()) {
                 inFlight = done;
@@ -432,16 +519,16 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
             return done;
         }
 
-        private void answered(Pending sent, CountSyncStore.@Nullable Totals totals, @Nullable Throwable failure) {
+        private void answered(Pending sent, long sentAt, CountSyncStore.@Nullable Totals totals,
+                              @Nullable Throwable failure) {
             inFlight = null;
             if (totals == null) {
-                failedSyncs.increment();
-                reachable(false, failure);
+                syncFailed(Objects.requireNonNull(failure), key);
                 return;
             }
             syncs.increment();
-            offset = totals.now() - clock.millis();
-            reachable(true, null);
+            sampleOffset(totals.now(), sentAt, clock.millis());
+            synced();
             pending = null;
             synced = true;
             long now = now();

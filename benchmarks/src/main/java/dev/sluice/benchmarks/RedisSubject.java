@@ -1,5 +1,6 @@
 package dev.sluice.benchmarks;
 
+import dev.sluice.LocalSyncRateLimitStore;
 import dev.sluice.RateLimitStore;
 import dev.sluice.Tier;
 import dev.sluice.annotation.Algorithm;
@@ -35,6 +36,8 @@ record RedisSubject(String name, Client client, boolean sluice, List<Tier> scrip
 
     /** The name of Redisson's {@code RRateLimiter}, which Sluice's rows are divided by. */
     static final String REDISSON_RATE_LIMITER = "Redisson RRateLimiter";
+    /** The name of Sluice's local counting, synced with Redis once a second. */
+    static final String LOCAL_SYNC = "Sluice LocalSyncRateLimitStore, SLIDING_WINDOW, 1 s sync";
 
     /** The Redisson clients subjects run on. */
     enum Client {
@@ -135,6 +138,10 @@ record RedisSubject(String name, Client client, boolean sluice, List<Tier> scrip
         subjects.add(luaStore("Sluice two tiers, SLIDING_WINDOW + FIXED_WINDOW 1h", Client.TUNED, limits.twoTiers()));
         subjects.add(luaStore("Sluice SLIDING_WINDOW", Client.DEFAULT,
                 List.of(limits.tier(Algorithm.SLIDING_WINDOW))));
+        List<Tier> slidingWindow = List.of(limits.tier(Algorithm.SLIDING_WINDOW));
+        subjects.add(new RedisSubject(LOCAL_SYNC, Client.TUNED, true, List.of(), (client, keys) -> store(
+                LocalSyncRateLimitStore.builder(RedissonRateLimitStore.builder(client).build()).build(), keys,
+                slidingWindow)));
         List<Tier> tokenBucket = List.of(limits.tier(Algorithm.TOKEN_BUCKET));
         subjects.add(new RedisSubject("Sluice Bucket4jRedissonStore, TOKEN_BUCKET", Client.TUNED, true, List.of(),
                 (client, keys) -> store(Bucket4jRedissonStore.builder(client).build(), keys, tokenBucket)));

@@ -246,7 +246,8 @@ public final class ResultsReport {
                 + " `used_cpu_sys + used_cpu_user` of `INFO cpu` per decision; script µs: the time of each script"
                 + " call (`EVAL`, `EVALSHA`) in `INFO commandstats`, the commands it runs included; scripts:"
                 + " script calls per decision (Bucket4j's compare-and-swap also reads with a plain `GET`, and"
-                + " calls its script again when another client changed the bucket first). \"÷ RRateLimiter\" and"
+                + " calls its script again when another client changed the bucket first); scripts/s: script calls"
+                + " a second, what the subject costs Redis. \"÷ RRateLimiter\" and"
                 + " \"÷ ceiling\" divide Sluice's decisions a second by RRateLimiter's and by the ceiling's with"
                 + " the same tiers: above 1 is faster.");
         Map<String, List<Row>> scenarios = redis.rows().stream().collect(Collectors.groupingBy(
@@ -274,15 +275,30 @@ public final class ResultsReport {
                         row.clientBytes() == null ? "—" : whole(row.clientBytes()),
                         tenths(row.serverCpuMicros()),
                         row.scriptMicrosPerCall() == null ? "—" : tenths(row.scriptMicrosPerCall()),
-                        hundredths(row.scriptCallsPerDecision()), String.valueOf(row.failures()),
+                        hundredths(row.scriptCallsPerDecision()),
+                        whole(row.scriptCallsPerDecision() * row.decisionsPerSecond()), String.valueOf(row.failures()),
                         row.sluice() && redisson.isPresent()
                                 ? ratio(row.decisionsPerSecond() / redisson.get().decisionsPerSecond()) : "",
                         row.sluice() && ceiling.isPresent()
                                 ? ratio(row.decisionsPerSecond() / ceiling.get().decisionsPerSecond()) : ""));
             }
             md.table(List.of("", "client", "decisions/s", "admitted", "p50 ms", "p99 ms", "p99.9 ms",
-                    "client CPU µs", "client bytes", "server CPU µs", "script µs", "scripts", "failed",
+                    "client CPU µs", "client bytes", "server CPU µs", "script µs", "scripts", "scripts/s", "failed",
                     "÷ RRateLimiter", "÷ ceiling"), 2, table);
+            Optional<Row> localSync = rows.stream().filter(row -> row.subject().equals(RedisSubject.LOCAL_SYNC))
+                    .findFirst();
+            Optional<Row> redisPath = rows.stream().filter(row -> row.subject().equals("Sluice SLIDING_WINDOW")
+                    && row.client().equals(RedisSubject.Client.TUNED.label())).findFirst();
+            if (localSync.isPresent() && redisPath.isPresent()) {
+                md.line();
+                md.line(String.format(Locale.ROOT, "Local counting: %s × the decisions a second of the Redis path"
+                                + " (`Sluice SLIDING_WINDOW`, tuned), p99 %.0f µs against %.0f µs, %s script calls a"
+                                + " second against %s.",
+                        ratio(localSync.get().decisionsPerSecond() / redisPath.get().decisionsPerSecond()),
+                        localSync.get().p99Millis() * 1000, redisPath.get().p99Millis() * 1000,
+                        whole(localSync.get().scriptCallsPerDecision() * localSync.get().decisionsPerSecond()),
+                        whole(redisPath.get().scriptCallsPerDecision() * redisPath.get().decisionsPerSecond())));
+            }
         }
     }
 

@@ -118,9 +118,10 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
                 .maximumSize(builder.maximumKeys)
                 .expireAfterAccess(Duration.ofMillis(Math.max(60_000, 2 * intervalMillis)))
                 .executor(Runnable::run)
+                // Reset and clear remove keys explicitly, and drop what was counted; eviction syncs it first.
                 .removalListener((String key, LocalKey local, RemovalCause cause) -> {
-                    if (local != null && cause != RemovalCause.EXPLICIT && cause != RemovalCause.REPLACED) {
-                        local.dropped();
+                    if (local != null) {
+                        local.dropped(cause.wasEvicted());
                     }
                 })
                 .build();
@@ -553,10 +554,13 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
             }
         }
 
-        /** Caffeine dropped the key: syncs what it counted, and sends calls still holding it back to the cache. */
-        synchronized void dropped() {
+        /**
+         * Caffeine dropped the key: syncs what it counted, if asked to, and sends calls still
+         * holding it back to the cache.
+         */
+        synchronized void dropped(boolean sync) {
             dropped = true;
-            if (inFlight == null && unsynced()) {
+            if (sync && inFlight == null && unsynced()) {
                 sync(now());
             }
         }

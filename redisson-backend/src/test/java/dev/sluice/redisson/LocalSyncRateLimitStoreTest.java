@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.sluice.CountSyncStore.Sync;
 import dev.sluice.CountSyncStore.Totals;
 import dev.sluice.CountSyncStore.WindowCounts;
+import dev.sluice.Decision;
 import dev.sluice.LocalSyncRateLimitStore;
 import dev.sluice.RateLimiter;
 import dev.sluice.StoreCircuitBreaker;
@@ -23,6 +24,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -213,6 +215,23 @@ class LocalSyncRateLimitStoreTest {
         store.flush();
         assertThat(store.statistics().storeReachable()).isTrue();
         assertThat(stored(tier, "n")).as("every call counted once, the late syncs included").isEqualTo(50 + 500 + 1);
+    }
+
+    @Test
+    void anAsynchronousCallWaitsForItsSyncWithoutBlockingItsThread() {
+        LocalSyncRateLimitStore store = instance(RedisClients.PATIENT);
+        Tier tier = Tier.of(10, ofMinutes(1), FIXED_WINDOW);
+        server.suspend();
+        CompletableFuture<Decision> first;
+        try {
+            first = store.tryAcquireAsync(key, List.of(tier), 1).toCompletableFuture();
+            assertThat(first).as("a new key's call waits for its first sync").isNotDone();
+        } finally {
+            server.resume();
+        }
+        assertThat(first.join().remaining()).isEqualTo(9);
+        assertThat(store.tryAcquireAsync(key, List.of(tier), 1).toCompletableFuture()).as("decided here")
+                .isCompletedWithValueMatching(decision -> decision.remaining() == 8);
     }
 
     @Test

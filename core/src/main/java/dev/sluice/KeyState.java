@@ -387,27 +387,41 @@ abstract sealed class KeyState {
     }
 
     /**
-     * The counts of a window tier, which {@link LocalSyncRateLimitStore} reads to send what it
-     * admitted and sets to what all instances together counted.
+     * A window tier's counters: the current window's count ({@link #count}), from {@link #start};
+     * {@link LocalSyncRateLimitStore} reads them to send what it admitted and sets them to what
+     * all instances together counted.
      */
-    interface WindowCounter {
+    abstract static sealed class WindowCounter extends KeyState {
+        long start = Long.MIN_VALUE;
+
+        private WindowCounter(Tier tier) {
+            super(tier);
+        }
 
         /** The start of the current window, after {@link #advance}. */
-        long start();
+        final long start() {
+            return start;
+        }
 
         /** The current window's count. */
-        long current();
+        final long current() {
+            return count;
+        }
 
-        /** The previous window's count; always zero for a fixed window, which forgets it. */
-        long previous();
+        /** The previous window's count; zero for a fixed window, which forgets it. */
+        long previous() {
+            return 0;
+        }
 
-        /** Sets the counts of the window starting at {@code start}, the current one. */
-        void counts(long start, long current, long previous);
+        /** Sets the counts, the current window starting at {@code start}. */
+        void counts(long start, long current, long previous) {
+            this.start = start;
+            this.count = current;
+        }
     }
 
     /** {@code FIXED_WINDOW}: one counter per epoch-aligned window, {@link #count}. */
-    static final class FixedWindow extends KeyState implements WindowCounter {
-        private long start = Long.MIN_VALUE;
+    static final class FixedWindow extends WindowCounter {
 
         FixedWindow(Tier tier) {
             super(tier);
@@ -444,35 +458,13 @@ abstract sealed class KeyState {
         long resetMillis(long now, long window, long limit) {
             return count == 0 ? 0 : start + window - now;
         }
-
-        @Override
-        public long start() {
-            return start;
-        }
-
-        @Override
-        public long current() {
-            return count;
-        }
-
-        @Override
-        public long previous() {
-            return 0;
-        }
-
-        @Override
-        public void counts(long start, long current, long previous) {
-            this.start = start;
-            this.count = current;
-        }
     }
 
     /**
      * {@code SLIDING_WINDOW}: the current window's count ({@link #count}) plus the previous
      * window's, weighted by the share of it the sliding window still covers, rounded up.
      */
-    static final class SlidingWindow extends KeyState implements WindowCounter {
-        private long start = Long.MIN_VALUE;
+    static final class SlidingWindow extends WindowCounter {
         private long previous;
 
         SlidingWindow(Tier tier) {
@@ -535,24 +527,13 @@ abstract sealed class KeyState {
         }
 
         @Override
-        public long start() {
-            return start;
-        }
-
-        @Override
-        public long current() {
-            return count;
-        }
-
-        @Override
-        public long previous() {
+        long previous() {
             return previous;
         }
 
         @Override
-        public void counts(long start, long current, long previous) {
-            this.start = start;
-            this.count = current;
+        void counts(long start, long current, long previous) {
+            super.counts(start, current, previous);
             this.previous = previous;
         }
     }

@@ -30,8 +30,9 @@ import org.springframework.core.SpringVersion;
 
 /**
  * Writes {@code RESULTS.md} from what the benchmarks left in the results directory: JMH's JSON
- * files ({@code jmh-*.json}), {@code redis-load.json} from {@link RedisLoad} and
- * {@code memory.json} from {@link MemoryFootprint}; a part that did not run is said to be missing.
+ * files ({@code jmh-*.json}), {@code redis-load.json} from {@link RedisLoad},
+ * {@code local-sync.json} from {@link LocalSyncOvershoot} and {@code memory.json} from
+ * {@link MemoryFootprint}; a part that did not run is said to be missing.
  * Besides the figures: the machine, the JDK, every library's version, and the command that
  * produced them.
  */
@@ -75,6 +76,9 @@ public final class ResultsReport {
         Path redisFile = results.resolve("redis-load.json");
         RedisLoad.@Nullable Results redis = Files.exists(redisFile)
                 ? JSON.readValue(redisFile.toFile(), RedisLoad.Results.class) : null;
+        Path overshootFile = results.resolve("local-sync.json");
+        List<LocalSyncOvershoot.Row> overshoot = Files.exists(overshootFile)
+                ? Arrays.asList(JSON.readValue(overshootFile.toFile(), LocalSyncOvershoot.Row[].class)) : List.of();
         Path memoryFile = results.resolve("memory.json");
         List<MemoryFootprint.Row> memory = Files.exists(memoryFile)
                 ? Arrays.asList(JSON.readValue(memoryFile.toFile(), MemoryFootprint.Row[].class)) : List.of();
@@ -101,6 +105,7 @@ public final class ResultsReport {
         machineAndVersions(md, jmh, redis);
         inJvm(md, jmh);
         throughRedis(md, redis);
+        localSyncOvershoot(md, overshoot);
         memory(md, memory);
         Files.writeString(Path.of(options.get("--output")), md.toString());
     }
@@ -300,6 +305,28 @@ public final class ResultsReport {
                         whole(redisPath.get().scriptCallsPerDecision() * redisPath.get().decisionsPerSecond())));
             }
         }
+    }
+
+    private static void localSyncOvershoot(Markdown md, List<LocalSyncOvershoot.Row> rows) {
+        md.section("## Counting locally: admitted per window against the bound");
+        if (rows.isEmpty()) {
+            md.line("Not run: no `local-sync.json` in the results.");
+            return;
+        }
+        LocalSyncOvershoot.Row first = rows.get(0);
+        md.line(String.format(Locale.ROOT, "`LocalSyncOvershoot`: %d instances (each its own Redisson client and"
+                        + " store) call one hot key from %d threads each, as fast as they can, through a `redis-server`"
+                        + " of its own; calls admitted are counted per window by the time they were decided (the"
+                        + " clock Redis reads: this machine's), for the windows the run covered whole. The bound is"
+                        + " what `LocalSyncRateLimitStore` states: limit + (instances − 1) × ceil(limit × interval /"
+                        + " window).", first.instances(), first.threads()));
+        md.line();
+        md.table(List.of("", "algorithm", "limit", "window", "bound", "admitted per window", "most ÷ limit"), 2,
+                rows.stream().map(row -> List.of(row.subject(), row.algorithm().name(), whole(row.limit()),
+                        seconds(row.windowMillis() / 1000.0), whole(row.bound()),
+                        row.admitted().stream().map(ResultsReport::whole).collect(Collectors.joining(", ")),
+                        row.admitted().isEmpty() ? "—" : ratio(row.admitted().stream().mapToLong(Long::longValue).max()
+                                .orElse(0) / (double) row.limit()))).toList());
     }
 
     private static void memory(Markdown md, List<MemoryFootprint.Row> memory) {

@@ -415,11 +415,22 @@ public final class RateLimiter {
                 return outcomeAsync(key, decision, null);
             }
             WaitLines.Turn turn = waitLines.join(key, decision);
+            CompletableFuture<Decision> served = new CompletableFuture<>();
             // Handed over on another thread, so that a long line served at once never nests.
-            return turn.first.thenComposeAsync(othersFirst -> inLineAsync(key, cost, tiers, turn,
+            turn.first.thenComposeAsync(othersFirst -> inLineAsync(key, cost, tiers, turn,
                             othersFirst ? null : decision, deadline))
-                    .whenComplete((done, failure) -> waitLines.leave(turn))
-                    .thenCompose(done -> outcomeAsync(key, done, start));
+                    .thenCompose(done -> outcomeAsync(key, done, start))
+                    .whenComplete((done, failure) -> {
+                        // The caller's own continuations first, then the next caller's turn: callers
+                        // hear of their permits in the order they came.
+                        if (failure != null) {
+                            served.completeExceptionally(failure);
+                        } else {
+                            served.complete(done);
+                        }
+                        waitLines.leave(turn);
+                    });
+            return served;
         });
     }
 

@@ -956,8 +956,7 @@ public final class RateLimiter {
             if (name == null || name.isBlank()) {
                 throw new IllegalArgumentException("a rate limiter needs a name");
             }
-            if (registry != null && store == registry.store()) {
-                // Not given a store of its own: the registry's store for its name.
+            if (store == null && registry != null) {
                 store = registry.storeOf(name);
             }
             if (store == null) {

@@ -69,7 +69,7 @@ public final class RateLimiterRegistry {
     }
 
     /**
-     * A limiter builder with this registry's store, clock, sleeper, failure policy, fallback
+     * A limiter builder with this registry's store (for the limiter's name), clock, sleeper, failure policy, fallback
      * store and listeners, each of which may still be changed; the limiter it builds is
      * registered here.
      *
@@ -123,7 +123,8 @@ public final class RateLimiterRegistry {
     }
 
     private RateLimiter.Builder preset(RateLimiter.Builder builder) {
-        builder.store(store).clock(clock).sleeper(sleeper).onStoreFailure(onStoreFailure).fallbackStore(fallbackStore);
+        // The store depends on the limiter's name: see storeOf.
+        builder.clock(clock).sleeper(sleeper).onStoreFailure(onStoreFailure).fallbackStore(fallbackStore);
         listeners.forEach(builder::listener);
         return builder;
     }

@@ -82,9 +82,13 @@ abstract class SampleAppContract {
             assertThat(send("PUT", "/api/organizations/acme/products/p" + i, "{\"name\":\"x\",\"price\":1}")
                     .getStatus().value()).isEqualTo(200);
         }
-        assertThat(send("PUT", "/api/organizations/acme/products/p101", "{\"name\":\"x\",\"price\":1}").getStatus().value())
-                .as("the 101st write of one organization within 10 s, whatever the clock's position in a window")
-                .isEqualTo(429);
+        int more = 0;
+        while (send("PUT", "/api/organizations/acme/products/p" + (101 + more), "{\"name\":\"x\",\"price\":1}")
+                .getStatus().value() == 200) {
+            more++;
+            assertThat(more).as("writes past the 100th of one organization within 10 s, whatever the clock's position"
+                    + " in a window").isLessThanOrEqualTo(writesPastTheLimitNearAWindowsEnd());
+        }
         assertThat(send("PUT", "/api/organizations/globex/products/p1", "{\"name\":\"x\",\"price\":1}").getStatus().value())
                 .as("another organization").isEqualTo(200);
     }
@@ -158,6 +162,14 @@ abstract class SampleAppContract {
 
     /** The simple name of the store class the application uses. */
     abstract String storeName();
+
+    /**
+     * How many writes past the limit of 100 per 10 s the organization limits may admit when the
+     * writes fall on both sides of a window's start: none for a sliding log.
+     */
+    int writesPastTheLimitNearAWindowsEnd() {
+        return 0;
+    }
 
     /** The state of the store's circuit breaker as JSON: {@code null} for a store without one. */
     abstract String storeState();

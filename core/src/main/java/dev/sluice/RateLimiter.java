@@ -421,14 +421,16 @@ public final class RateLimiter {
                             othersFirst ? null : decision, deadline))
                     .thenCompose(done -> outcomeAsync(key, done, start))
                     .whenComplete((done, failure) -> {
-                        // The caller's own continuations first, then the next caller's turn: callers
-                        // hear of their permits in the order they came.
+                        // Out of the line before the caller hears, so that its next call finds the line
+                        // as it is; the next caller's turn after the caller's own continuations, so
+                        // that callers hear of their permits in the order they came.
+                        WaitLines.Turn next = waitLines.remove(turn);
                         if (failure != null) {
                             served.completeExceptionally(failure);
                         } else {
                             served.complete(done);
                         }
-                        waitLines.leave(turn);
+                        waitLines.handOver(next);
                     });
             return served;
         });

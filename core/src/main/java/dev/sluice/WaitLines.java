@@ -50,6 +50,17 @@ final class WaitLines {
 
     /** Leaves the line, first in it or not; the turn of the next caller comes. */
     void leave(Turn turn) {
+        handOver(remove(turn));
+    }
+
+    /**
+     * Leaves the line, first in it or not, without telling the next caller yet: a caller that
+     * comes now finds the line as it is without this one.
+     *
+     * @return the caller whose turn it is now, to {@linkplain #handOver tell}; {@code null} when
+     *         the turn does not pass
+     */
+    @Nullable Turn remove(Turn turn) {
         Turn[] next = new Turn[1];
         lines.computeIfPresent(turn.line.key, (k, line) -> {
             boolean wasFirst = line.waiting.peekFirst() == turn;
@@ -57,8 +68,13 @@ final class WaitLines {
             next[0] = wasFirst ? line.waiting.peekFirst() : null;
             return line.waiting.isEmpty() ? null : line;
         });
-        if (next[0] != null) {
-            next[0].first.complete(true);
+        return next[0];
+    }
+
+    /** Tells a caller its turn has come, after others went first. */
+    void handOver(@Nullable Turn next) {
+        if (next != null) {
+            next.first.complete(true);
         }
     }
 

@@ -7,6 +7,8 @@ import com.github.benmanes.caffeine.cache.Policy;
 import com.github.benmanes.caffeine.cache.RemovalCause;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import dev.sluice.annotation.Algorithm;
+import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
@@ -117,11 +119,42 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
         return decide("", key, tiers, cost);
     }
 
+    /** Reserves the permits of calls whose tiers are all token buckets. */
+    @Override
+    public Reservation reserve(String key, List<Tier> tiers, long cost, Duration maxWait) {
+        RateLimitStore.check(this, key, tiers, cost, maxWait);
+        return reserve("", key, tiers, cost, maxWait.toMillis());
+    }
+
+    @Override
+    public CompletionStage<Reservation> reserveAsync(String key, List<Tier> tiers, long cost, Duration maxWait) {
+        try {
+            return CompletableFuture.completedFuture(reserve(key, tiers, cost, maxWait));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    @Override
+    public boolean reserves(Tier tier) {
+        return tier.algorithm() == Algorithm.TOKEN_BUCKET;
+    }
+
     /**
      * Decides one call for the key {@code prefix + key}, without making that string when the key
      * is held already: what a {@link RateLimiter} asks for its checked tiers.
      */
     Decision decide(String prefix, String key, List<Tier> tiers, long cost) {
+        return decide(prefix, key, tiers, cost, 0).decision();
+    }
+
+    /** Reserves as {@link #reserve(String, List, long, Duration)} does, for the key {@code prefix + key}. */
+    Reservation reserve(String prefix, String key, List<Tier> tiers, long cost, long maxWaitMillis) {
+        return decide(prefix, key, tiers, cost, maxWaitMillis).reservation();
+    }
+
+    /** Decides one call; its figures are in the returned outcome, the calling thread's own. */
+    private KeyState.Outcome decide(String prefix, String key, List<Tier> tiers, long cost, long maxWaitMillis) {
         long now = clock.millis();
         advanceTo(now);
         KeyProbe probe = probes.get();
@@ -143,7 +176,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
                     if (!state.dead()) {
                         firstThisSecond = state.latest() >> 10 < now >> 10;
                         long idleBefore = state.idleUntil();
-                        state.decide(now, tiers, cost, probe.outcome);
+                        state.decide(now, tiers, cost, maxWaitMillis, probe.outcome);
                         decided = true;
                         reweigh = keepApartIfRestricted(state, probe.outcome.remaining() == 0);
                         later = toldIdleUntil(state.idleUntil()) > toldIdleUntil(idleBefore);
@@ -162,13 +195,13 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
                         // policy to tell the keys in use from a flood of new ones.
                         keys.getIfPresent(probe.of(prefix, key));
                     }
-                    return probe.outcome.decision();
+                    return probe.outcome;
                 }
             }
         } finally {
             probe.release();
         }
-        return decideCreating(KeyProbe.storeKey(prefix, key), now, tiers, cost, probe.outcome);
+        return decideCreating(KeyProbe.storeKey(prefix, key), now, tiers, cost, maxWaitMillis, probe.outcome);
     }
 
     /**
@@ -198,7 +231,8 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
     }
 
     /** Decides under Caffeine's lock of the key: for a key not held, or whose state was just dropped. */
-    private Decision decideCreating(String storeKey, long now, List<Tier> tiers, long cost, KeyState.Outcome outcome) {
+    private KeyState.Outcome decideCreating(String storeKey, long now, List<Tier> tiers, long cost, long maxWaitMillis,
+                                            KeyState.Outcome outcome) {
         keys.asMap().compute(storeKey, (k, held) -> {
             KeyState state = held != null ? held : adopt(storeKey);
             if (state == null) {
@@ -206,14 +240,14 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
             }
             state.lock();
             try {
-                state.decide(now, tiers, cost, outcome);
+                state.decide(now, tiers, cost, maxWaitMillis, outcome);
                 keepApartIfRestricted(state, outcome.remaining() == 0);
             } finally {
                 state.unlock();
             }
             return state;
         });
-        return outcome.decision();
+        return outcome;
     }
 
     /** Moves Caffeine's time forward to {@code millis}, never back. */

@@ -140,9 +140,11 @@ abstract sealed class KeyState {
     /**
      * Decides one call and writes the decision's figures to {@code outcome}, which makes the
      * {@link Decision} once the lock is released: the less a decision does under the lock, the
-     * less calls of a busy key wait for each other.
+     * less calls of a busy key wait for each other. A call that does not fit now is reserved
+     * when it would fit within {@code maxWaitMillis} and every tier is a token bucket (see
+     * {@link RateLimitStore#reserve}).
      */
-    final void decide(long clockMillis, List<Tier> tiers, long cost, Outcome outcome) {
+    final void decide(long clockMillis, List<Tier> tiers, long cost, long maxWaitMillis, Outcome outcome) {
         // Time never runs backwards for a key, even if the clock is set back.
         long now = Math.max(clockMillis, latest);
         // Writes only what changed: under contention each written cache line travels between processors.
@@ -173,6 +175,16 @@ abstract sealed class KeyState {
             forgetFullStates(now);
             return;
         }
+        long delay = blocked || maxWaitMillis <= 0 ? -1 : reservable(now, tiers, single, current, cost, maxWaitMillis);
+        if (delay > 0) {
+            for (int i = 0; i < size; i++) {
+                ((TokenBucket) at(single, current, i)).reserve(tiers.get(i).windowMillis(), cost);
+            }
+            admitted(now, tiers, single, current, outcome);
+            outcome.delay(delay);
+            forgetFullStates(now);
+            return;
+        }
         long block = 0;
         for (int i = 0; !blocked && i < size; i++) {
             Tier tier = tiers.get(i);
@@ -191,6 +203,25 @@ abstract sealed class KeyState {
         }
         rejected(now, tiers, single, current, cost, outcome);
         forgetFullStates(now);
+    }
+
+    /**
+     * Milliseconds until a call that does not fit now would, if its permits can be reserved: every
+     * tier is a token bucket, the wait is within {@code maxWaitMillis}, and the debt stays within
+     * {@link TokenBucket#MOST_MISSING}; otherwise -1.
+     */
+    private static long reservable(long now, List<Tier> tiers, @Nullable KeyState single, KeyState @Nullable [] current,
+                                   long cost, long maxWaitMillis) {
+        long wait = 0;
+        for (int i = 0; i < tiers.size(); i++) {
+            Tier tier = tiers.get(i);
+            if (!(at(single, current, i) instanceof TokenBucket bucket)
+                    || bucket.count > TokenBucket.MOST_MISSING - cost * tier.windowMillis()) {
+                return -1;
+            }
+            wait = Math.max(wait, bucket.waitMillis(now, tier.windowMillis(), tier.limit(), cost));
+        }
+        return wait <= maxWaitMillis ? wait : -1;
     }
 
     private static KeyState at(@Nullable KeyState single, KeyState @Nullable [] current, int i) {
@@ -341,6 +372,7 @@ abstract sealed class KeyState {
         private long remaining;
         private long resetMillis;
         private long retryMillis;
+        private long delayMillis;
 
         void set(boolean allowed, Tier binding, long remaining, long resetMillis, long retryMillis) {
             this.allowed = allowed;
@@ -348,6 +380,12 @@ abstract sealed class KeyState {
             this.remaining = remaining;
             this.resetMillis = resetMillis;
             this.retryMillis = retryMillis;
+            this.delayMillis = 0;
+        }
+
+        /** Makes the admitted call a reservation, due after {@code delayMillis}. */
+        void delay(long delayMillis) {
+            this.delayMillis = delayMillis;
         }
 
         long remaining() {
@@ -359,6 +397,11 @@ abstract sealed class KeyState {
             binding = null;
             return new Decision(allowed, tier.limit(), remaining, Durations.ofMillis(resetMillis),
                     Durations.ofMillis(retryMillis), tier.window());
+        }
+
+        Reservation reservation() {
+            long delay = delayMillis;
+            return new Reservation(decision(), Durations.ofMillis(delay));
         }
     }
 
@@ -643,9 +686,13 @@ abstract sealed class KeyState {
      * units of 1/window: a bucket refills by exactly {@code limit} units a millisecond and holds
      * {@code limit × window} units. A fresh key is a full bucket, and a changed limit keeps the
      * tokens taken, as the counters of the other algorithms keep their counts. Counted
-     * rejections may run the bucket into debt, at most one more full bucket.
+     * rejections may run the bucket into debt, at most one more full bucket; reservations as far
+     * as their callers wait.
      */
     static final class TokenBucket extends KeyState {
+        /** The most units a bucket may miss, so that every figure is exact in a Lua number too. */
+        static final long MOST_MISSING = 1L << 53;
+
         private long refilledAt;
 
         TokenBucket(Tier tier, long now) {
@@ -655,12 +702,12 @@ abstract sealed class KeyState {
 
         @Override
         void advance(long now, long window, long limit) {
-            // From its deepest debt, two full buckets, a bucket refills within two windows.
             if (now == refilledAt) {
                 return;
             }
-            long elapsed = Math.min(now - refilledAt, 2 * window);
-            count = Math.max(0, count - elapsed * limit);
+            long elapsed = now - refilledAt;
+            // Compared before multiplying, which could overflow after a long idle time.
+            count = elapsed >= ceilDiv(count, limit) ? 0 : count - elapsed * limit;
             refilledAt = now;
         }
 
@@ -671,7 +718,13 @@ abstract sealed class KeyState {
 
         @Override
         void take(long now, long window, long limit, long cost) {
-            count = Math.min(2 * limit * window, count + cost * window);
+            // Never lessens a debt that reservations ran deeper.
+            count = Math.max(count, Math.min(2 * limit * window, count + cost * window));
+        }
+
+        /** Takes {@code cost} permits due later: the bucket runs into debt. */
+        void reserve(long window, long cost) {
+            count += cost * window;
         }
 
         @Override

@@ -399,7 +399,7 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
                 return inFlight != null ? inFlight : sync(now);
             }
             KeyState counters = counters(tiers.get(0), now);
-            counters.decide(now, tiers, cost, outcome);
+            counters.decide(now, tiers, cost, 0, outcome);
             if (alone) {
                 decisionsWhileUnreachable.increment();
             }

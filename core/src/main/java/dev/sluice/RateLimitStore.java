@@ -1,10 +1,13 @@
 package dev.sluice;
 
 import dev.sluice.annotation.Algorithm;
+import dev.sluice.annotation.OnLimit;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -50,6 +53,59 @@ public interface RateLimitStore {
      * @return the decision, when made
      */
     CompletionStage<Decision> tryAcquireAsync(String key, List<Tier> tiers, long cost);
+
+    /**
+     * Decides one call for a caller that may wait up to {@code maxWait} for its permit. A store
+     * that {@linkplain #reserves reserves} the call's tiers and finds that the call does not fit
+     * now, but would within {@code maxWait}, takes its permits now at the time they will be due:
+     * its tiers run into debt, so calls after it are due later still, and the caller sleeps the
+     * reservation's {@linkplain Reservation#delay delay} without asking again. A key under a
+     * block is not reserved. Otherwise the call is decided as by {@link #tryAcquire} (this
+     * default).
+     *
+     * @param key     the key, already qualified by the limiter's name
+     * @param tiers   the key's tiers
+     * @param cost    permits the call takes
+     * @param maxWait the longest the caller would wait; zero decides as {@link #tryAcquire} does
+     * @return the decision, and for a reserved permit, the time until it is due
+     * @throws IllegalArgumentException when the request is malformed
+     * @throws UnsupportedOperationException when a tier is not {@linkplain #supports supported}
+     * @throws StoreUnavailableException when the store cannot decide
+     */
+    default Reservation reserve(String key, List<Tier> tiers, long cost, Duration maxWait) {
+        check(this, key, tiers, cost, maxWait);
+        return Reservation.now(tryAcquire(key, tiers, cost));
+    }
+
+    /**
+     * Reserves as {@link #reserve} does, without blocking the calling thread. Malformed requests
+     * and store failures complete the stage exceptionally.
+     *
+     * @param key     the key, already qualified by the limiter's name
+     * @param tiers   the key's tiers
+     * @param cost    permits the call takes
+     * @param maxWait the longest the caller would wait
+     * @return the reservation, when made
+     */
+    default CompletionStage<Reservation> reserveAsync(String key, List<Tier> tiers, long cost, Duration maxWait) {
+        try {
+            check(this, key, tiers, cost, maxWait);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return tryAcquireAsync(key, tiers, cost).thenApply(Reservation::now);
+    }
+
+    /**
+     * Whether this store {@linkplain #reserve reserves} the permits of calls whose every tier is
+     * like {@code tier}; by default it never does, and waiting callers ask again when told to.
+     *
+     * @param tier a tier
+     * @return whether calls whose tiers are all such tiers can be reserved
+     */
+    default boolean reserves(Tier tier) {
+        return false;
+    }
 
     /**
      * Forgets one key's state: the counts of every tier and any block, so that its next call is
@@ -126,6 +182,23 @@ public interface RateLimitStore {
     static void check(RateLimitStore store, String key, List<Tier> tiers, long cost) {
         check(store, key, tiers);
         Checks.cost(tiers, cost);
+    }
+
+    /**
+     * Checks a request to {@linkplain #reserve reserve} permits the way every store must. Stores
+     * call it first.
+     *
+     * @param store   the store asked, for the tiers it {@linkplain #supports supports}
+     * @param key     the key: not null
+     * @param tiers   the tiers: at least one, no two sharing algorithm and window
+     * @param cost    the cost: from 1 to the smallest limit
+     * @param maxWait the longest wait: from zero to 2<sup>52</sup> ms, as a limiter's
+     * @throws IllegalArgumentException when the request is malformed
+     * @throws UnsupportedOperationException when the store cannot honour a tier
+     */
+    static void check(RateLimitStore store, String key, List<Tier> tiers, long cost, Duration maxWait) {
+        check(store, key, tiers, cost);
+        Checks.maxWait(OnLimit.WAIT, maxWait);
     }
 
     /**

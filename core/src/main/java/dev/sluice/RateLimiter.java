@@ -260,7 +260,8 @@ public final class RateLimiter {
      * @param key the key to count the call for, not null
      * @return the admitting decision
      * @throws RateLimitExceededException when the call is rejected; an interrupted wait
-     *         rejects too, with the thread's interrupt flag set again
+     *         rejects too, with the thread's interrupt flag set again (a permit the store had
+     *         reserved for the caller stays taken)
      * @throws StoreUnavailableException under {@link FailurePolicy#FAIL_CLOSED}, when the store
      *         cannot decide
      */
@@ -309,32 +310,58 @@ public final class RateLimiter {
         Instant start = clock.instant();
         Instant deadline = start.plus(maxWait);
         // A caller that finds others waiting for this key gets in line behind them without asking.
-        Decision decision = waitLines.waiting(key) ? null : decide(key, cost, tiers);
-        if (decision != null && waitBefore(decision, deadline) == null) {
-            return outcome(key, decision, null);
+        Reservation reservation = waitLines.waiting(key) ? null : reserve(key, cost, tiers, deadline);
+        if (reservation != null && waitBefore(reservation.decision(), deadline) == null) {
+            return served(key, reservation, start, false);
         }
-        WaitLines.Turn turn = waitLines.join(key, decision);
+        WaitLines.Turn turn = waitLines.join(key, reservation == null ? null : reservation.decision());
         try {
             if (turn.awaitFirst()) {
                 // Others went first: what this caller was told before is out of date.
-                decision = null;
+                reservation = null;
             }
-            while (decision == null || waitBefore(decision, deadline) != null) {
-                if (decision != null) {
-                    turn.rejected(decision);
-                    sleeper.sleep(waitBefore(decision, deadline));
+            while (reservation == null || waitBefore(reservation.decision(), deadline) != null) {
+                if (reservation != null) {
+                    turn.rejected(reservation.decision());
+                    sleeper.sleep(waitBefore(reservation.decision(), deadline));
                 }
-                decision = decide(key, cost, tiers);
+                reservation = reserve(key, cost, tiers, deadline);
             }
+            return served(key, reservation, start, true);
         } catch (InterruptedException e) {
-            Decision latest = decision != null ? decision : turn.latestRejection();
+            Decision latest = reservation != null ? reservation.decision() : turn.latestRejection();
             Thread.currentThread().interrupt();
             reportWait(start);
             throw rejection(key, reported(key, latest != null ? latest : decide(key, cost, tiers)));
         } finally {
             waitLines.leave(turn);
         }
-        return outcome(key, decision, start);
+    }
+
+    /**
+     * Hands a final decision to the caller once its permit is due: after sleeping a reserved
+     * permit's delay. An interrupted sleep rejects the caller, with the thread's interrupt flag
+     * set again; the permit reserved for it stays taken.
+     *
+     * @param waited whether the caller waited in line before
+     */
+    private Decision served(String key, Reservation reservation, Instant start, boolean waited) {
+        if (!reservation.delay().isZero()) {
+            try {
+                sleeper.sleep(reservation.delay());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                reportWait(start);
+                throw rejection(key, reported(key, unserved(reservation)));
+            }
+        }
+        return outcome(key, reservation.decision(), waited || !reservation.delay().isZero() ? start : null);
+    }
+
+    /** The rejection of a caller that gave up before its reserved permit was due. */
+    private static Decision unserved(Reservation reservation) {
+        Decision reserved = reservation.decision();
+        return new Decision(false, reserved.limit(), 0, reserved.resetAfter(), reservation.delay(), reserved.window());
     }
 
     /**
@@ -408,18 +435,18 @@ public final class RateLimiter {
         }
         Instant start = clock.instant();
         Instant deadline = start.plus(maxWait);
-        CompletionStage<@Nullable Decision> asked = waitLines.waiting(key)
-                ? CompletableFuture.completedFuture(null) : decideAsync(key, cost, tiers);
-        return asked.thenCompose(decision -> {
-            if (decision != null && waitBefore(decision, deadline) == null) {
-                return outcomeAsync(key, decision, null);
+        CompletionStage<@Nullable Reservation> asked = waitLines.waiting(key)
+                ? CompletableFuture.completedFuture(null) : reserveAsync(key, cost, tiers, deadline);
+        return asked.thenCompose(reservation -> {
+            if (reservation != null && waitBefore(reservation.decision(), deadline) == null) {
+                return servedAsync(key, reservation, start, false);
             }
-            WaitLines.Turn turn = waitLines.join(key, decision);
+            WaitLines.Turn turn = waitLines.join(key, reservation == null ? null : reservation.decision());
             CompletableFuture<Decision> served = new CompletableFuture<>();
             // Handed over on another thread, so that a long line served at once never nests.
             turn.first.thenComposeAsync(othersFirst -> inLineAsync(key, cost, tiers, turn,
-                            othersFirst ? null : decision, deadline))
-                    .thenCompose(done -> outcomeAsync(key, done, start))
+                            othersFirst ? null : reservation, deadline))
+                    .thenCompose(done -> servedAsync(key, done, start, true))
                     .whenComplete((done, failure) -> {
                         // Out of the line before the caller hears, so that its next call finds the line
                         // as it is; the next caller's turn after the caller's own continuations, so
@@ -436,19 +463,28 @@ public final class RateLimiter {
         });
     }
 
-    /** Asks the store as first in line, sleeping between asks, until a decision is final. */
-    private CompletionStage<Decision> inLineAsync(String key, long cost, TierSet tiers, WaitLines.Turn turn,
-                                                  @Nullable Decision decision, Instant deadline) {
-        if (decision == null) {
-            return decideAsync(key, cost, tiers)
-                    .thenCompose(decided -> inLineAsync(key, cost, tiers, turn, decided, deadline));
+    /** Asks the store as first in line, sleeping between asks, until a reservation is final. */
+    private CompletionStage<Reservation> inLineAsync(String key, long cost, TierSet tiers, WaitLines.Turn turn,
+                                                     @Nullable Reservation reservation, Instant deadline) {
+        if (reservation == null) {
+            return reserveAsync(key, cost, tiers, deadline)
+                    .thenCompose(reserved -> inLineAsync(key, cost, tiers, turn, reserved, deadline));
         }
-        Duration wait = waitBefore(decision, deadline);
+        Duration wait = waitBefore(reservation.decision(), deadline);
         if (wait == null) {
-            return CompletableFuture.completedFuture(decision);
+            return CompletableFuture.completedFuture(reservation);
         }
-        turn.rejected(decision);
+        turn.rejected(reservation.decision());
         return sleeper.sleepAsync(wait).thenCompose(ignored -> inLineAsync(key, cost, tiers, turn, null, deadline));
+    }
+
+    /** {@link #served} without blocking: the delay of a reserved permit is slept asynchronously. */
+    private CompletionStage<Decision> servedAsync(String key, Reservation reservation, Instant start, boolean waited) {
+        if (reservation.delay().isZero()) {
+            return outcomeAsync(key, reservation.decision(), waited ? start : null);
+        }
+        return sleeper.sleepAsync(reservation.delay())
+                .thenCompose(ignored -> outcomeAsync(key, reservation.decision(), start));
     }
 
     private CompletionStage<Decision> outcomeAsync(String key, Decision decision, @Nullable Instant waitingSince) {
@@ -459,16 +495,35 @@ public final class RateLimiter {
         }
     }
 
-    /** Asks the store without blocking; a store failure takes the failure policy. */
-    private CompletionStage<Decision> decideAsync(String key, long cost, TierSet tiers) {
-        String storeKey = storeKey(key);
-        CompletionStage<Decision> decided;
+    /**
+     * Asks the store for a permit the caller may wait for until {@code deadline}; a store failure
+     * takes the failure policy.
+     */
+    private Reservation reserve(String key, long cost, TierSet tiers, Instant deadline) {
+        Objects.requireNonNull(key, "key");
+        InMemoryRateLimitStore inMemory = inMemoryStore;
+        long maxWait = millisUntil(deadline);
         try {
-            decided = store.tryAcquireAsync(storeKey, tiers.list, cost);
+            return inMemory != null && cost >= 1 ? inMemory.reserve(namespace, key, tiers.list, cost, maxWait)
+                    : store.reserve(storeKey(key), tiers.list, cost, Duration.ofMillis(maxWait));
         } catch (RuntimeException e) {
-            decided = CompletableFuture.failedFuture(e);
+            if (!isStoreFailure(e)) {
+                throw e;
+            }
+            return Reservation.now(whenStoreFailed(e, storeKey(key), cost, tiers.list));
         }
-        return decided.exceptionally(failure -> {
+    }
+
+    /** {@link #reserve} without blocking. */
+    private CompletionStage<Reservation> reserveAsync(String key, long cost, TierSet tiers, Instant deadline) {
+        String storeKey = storeKey(key);
+        CompletionStage<Reservation> reserved;
+        try {
+            reserved = store.reserveAsync(storeKey, tiers.list, cost, Duration.ofMillis(millisUntil(deadline)));
+        } catch (RuntimeException e) {
+            reserved = CompletableFuture.failedFuture(e);
+        }
+        return reserved.exceptionally(failure -> {
             Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                     ? failure.getCause() : failure;
             if (!isStoreFailure(cause)) {
@@ -477,8 +532,13 @@ public final class RateLimiter {
             RuntimeException storeFailure = cause instanceof RuntimeException runtime ? runtime
                     : new StoreUnavailableException(StoreUnavailableException.describe(cause, storeKey),
                             Duration.ofSeconds(1));
-            return whenStoreFailed(storeFailure, storeKey, cost, tiers.list);
+            return Reservation.now(whenStoreFailed(storeFailure, storeKey, cost, tiers.list));
         });
+    }
+
+    /** Milliseconds from now until {@code deadline}; zero once it has passed. */
+    private long millisUntil(Instant deadline) {
+        return Math.max(0, Duration.between(clock.instant(), deadline).toMillis());
     }
 
     /** How long to wait before trying again, or {@code null} when the decision is final. */

@@ -23,12 +23,16 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Callers waiting for a permit of one key line up: served first come, first served, with only the
- * first in line asking the store, so that many waiters cost the store about two calls a permit
- * (one that finds the next permit not yet there, one that takes it) rather than one per waiter
- * each time they all wake together.
+ * Callers waiting for a permit of one key. A store that reserves permits (here, token buckets in
+ * memory) answers each caller once with the time its permit is due, in the order they asked. With
+ * a store that does not, callers line up: served first come, first served, with only the first in
+ * line asking the store, so that many waiters cost the store about two calls a permit (one that
+ * finds the next permit not yet there, one that takes it) rather than one per waiter each time
+ * they all wake together.
  */
 class WaitingInLineTest {
 
@@ -36,27 +40,19 @@ class WaitingInLineTest {
     private final InstantSource clock = () -> Instant.ofEpochMilli(millis.get());
     private final InMemoryRateLimitStore memory = InMemoryRateLimitStore.builder().clock(clock).build();
     private final AtomicInteger storeCalls = new AtomicInteger();
-    private final RateLimitStore store = new RateLimitStore() {
-        @Override
-        public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
-            storeCalls.incrementAndGet();
-            return memory.tryAcquire(key, tiers, cost);
-        }
-
-        @Override
-        public CompletionStage<Decision> tryAcquireAsync(String key, List<Tier> tiers, long cost) {
-            storeCalls.incrementAndGet();
-            return memory.tryAcquireAsync(key, tiers, cost);
-        }
-    };
+    /** The in-memory store, counting the calls it is asked, as if it could not reserve. */
+    private final RateLimitStore store = new CountingStore(false);
+    /** The in-memory store, counting the calls it is asked, reservations included. */
+    private final RateLimitStore reserving = new CountingStore(true);
     /** Ten permits a second, one at a time: a permit every 100 ms. */
     private final Tier tenPerSecond = Tier.of(1, ofMillis(100), TOKEN_BUCKET);
 
-    @Test
-    void asynchronousWaitersAreServedInTheOrderTheyCameAndOnlyTheFirstSleeps() {
+    @ParameterizedTest(name = "reserved: {0}")
+    @ValueSource(booleans = {true, false})
+    void asynchronousWaitersAreServedInTheOrderTheyCame(boolean reserved) {
         VirtualTimer timer = new VirtualTimer();
-        RateLimiter limiter = RateLimiter.builder().name("outbound").store(store).clock(clock).sleeper(timer)
-                .tier(tenPerSecond).onLimit(OnLimit.WAIT).maxWait(ofSeconds(10)).build();
+        RateLimiter limiter = RateLimiter.builder().name("outbound").store(reserved ? reserving : store).clock(clock)
+                .sleeper(timer).tier(tenPerSecond).onLimit(OnLimit.WAIT).maxWait(ofSeconds(10)).build();
         limiter.acquire("api");
         storeCalls.set(0);
 
@@ -70,19 +66,26 @@ class WaitingInLineTest {
 
         assertThat(calls).allSatisfy(call -> assertThat(call.join().allowed()).isTrue());
         assertThat(served).as("first come, first served").isSorted().hasSize(20);
-        assertThat(timer.mostPending).as("callers sleeping at once").isEqualTo(1);
-        // The first caller is told to wait and joins; the others find the line and ask nothing until
-        // their turn; each turn then takes at most a call that is too early and one that is served.
-        assertThat(storeCalls.get()).as("store calls for 20 permits").isLessThanOrEqualTo(1 + 2 * 20);
+        if (reserved) {
+            // Each caller asks once, and sleeps until its permit is due.
+            assertThat(storeCalls.get()).as("store calls for 20 permits").isEqualTo(20);
+            assertThat(timer.mostPending).as("callers sleeping at once").isEqualTo(20);
+        } else {
+            // The first caller is told to wait and joins; the others find the line and ask nothing until
+            // their turn; each turn then takes at most a call that is too early and one that is served.
+            assertThat(storeCalls.get()).as("store calls for 20 permits").isLessThanOrEqualTo(1 + 2 * 20);
+            assertThat(timer.mostPending).as("callers sleeping at once").isEqualTo(1);
+        }
         assertThat(millis.get() - Instant.parse("2300-01-01T00:00:00Z").toEpochMilli()).as("ms to serve them")
                 .isEqualTo(2_000);
     }
 
-    @Test
-    void blockedWaitersSleepOneAtATimeAndAskTheStoreAboutTwiceAPermit() throws Exception {
+    @ParameterizedTest(name = "reserved: {0}")
+    @ValueSource(booleans = {true, false})
+    void blockedWaitersAskTheStoreOnceAPermitWhenItReservesAndAboutTwiceInLine(boolean reserved) throws Exception {
         AtomicInteger sleeping = new AtomicInteger();
         AtomicInteger mostSleeping = new AtomicInteger();
-        RateLimiter limiter = RateLimiter.builder().name("outbound").store(store).clock(clock)
+        RateLimiter limiter = RateLimiter.builder().name("outbound").store(reserved ? reserving : store).clock(clock)
                 .sleeper(duration -> {
                     mostSleeping.accumulateAndGet(sleeping.incrementAndGet(), Math::max);
                     millis.addAndGet(duration.toMillis());
@@ -108,9 +111,36 @@ class WaitingInLineTest {
 
         assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
         assertThat(admitted.get()).isEqualTo(waiters);
-        assertThat(mostSleeping.get()).as("callers sleeping at once").isEqualTo(1);
-        // Each caller may ask once on arrival, before it sees the line; then about two calls a turn.
-        assertThat(storeCalls.get()).as("store calls for %d permits", waiters).isLessThanOrEqualTo(3 * waiters);
+        if (reserved) {
+            assertThat(storeCalls.get()).as("store calls for %d permits", waiters).isEqualTo(waiters);
+        } else {
+            assertThat(mostSleeping.get()).as("callers sleeping at once").isEqualTo(1);
+            // Each caller may ask once on arrival, before it sees the line; then about two calls a turn.
+            assertThat(storeCalls.get()).as("store calls for %d permits", waiters).isLessThanOrEqualTo(3 * waiters);
+        }
+    }
+
+    @ParameterizedTest(name = "reserved: {0}")
+    @ValueSource(booleans = {true, false})
+    void waitersThatCannotBeServedWithinMaxWaitAreRejectedAndTakeNothing(boolean reserved) {
+        VirtualTimer timer = new VirtualTimer();
+        RateLimiter limiter = RateLimiter.builder().name("outbound").store(reserved ? reserving : store).clock(clock)
+                .sleeper(timer).tier(tenPerSecond).onLimit(OnLimit.WAIT).maxWait(ofMillis(350)).build();
+        limiter.acquire("api");
+
+        List<CompletableFuture<Decision>> calls = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            calls.add(limiter.acquireAsync("api").toCompletableFuture());
+        }
+        timer.runUntil(() -> calls.stream().allMatch(CompletableFuture::isDone));
+
+        assertThat(calls.subList(0, 3)).allSatisfy(call -> assertThat(call.join().allowed()).isTrue());
+        assertThat(calls.subList(3, 6)).allSatisfy(call -> assertThatThrownBy(call::join)
+                .isInstanceOf(CompletionException.class).hasCauseInstanceOf(RateLimitExceededException.class));
+        assertThat(timer.mostPending).as("callers sleeping at once").isEqualTo(reserved ? 3 : 1);
+        assertThat(millis.get() - Instant.parse("2300-01-01T00:00:00Z").toEpochMilli()).isEqualTo(300);
+        millis.addAndGet(100);
+        assertThat(limiter.tryAcquire("api").allowed()).as("the rejected callers took no permit").isTrue();
     }
 
     @Test
@@ -148,22 +178,60 @@ class WaitingInLineTest {
     }
 
     @Test
-    void waitersThatCannotBeServedWithinMaxWaitAreRejectedInTurn() {
-        VirtualTimer timer = new VirtualTimer();
-        RateLimiter limiter = RateLimiter.builder().name("outbound").store(store).clock(clock).sleeper(timer)
-                .tier(tenPerSecond).onLimit(OnLimit.WAIT).maxWait(ofMillis(350)).build();
+    void aCallerInterruptedBeforeItsPermitIsDueIsRejectedAndThePermitStaysTaken() {
+        AtomicInteger sleeps = new AtomicInteger();
+        List<Duration> slept = Collections.synchronizedList(new ArrayList<>());
+        RateLimiter limiter = RateLimiter.builder().name("outbound").store(reserving).clock(clock)
+                .sleeper(duration -> {
+                    slept.add(duration);
+                    if (sleeps.incrementAndGet() == 1) {
+                        throw new InterruptedException();
+                    }
+                })
+                .tier(tenPerSecond).onLimit(OnLimit.WAIT).maxWait(ofSeconds(10)).build();
         limiter.acquire("api");
 
-        List<CompletableFuture<Decision>> calls = new ArrayList<>();
-        for (int i = 0; i < 6; i++) {
-            calls.add(limiter.acquireAsync("api").toCompletableFuture());
-        }
-        timer.runUntil(() -> calls.stream().allMatch(CompletableFuture::isDone));
+        assertThatThrownBy(() -> limiter.acquire("api")).isInstanceOfSatisfying(RateLimitExceededException.class,
+                e -> assertThat(e.retryAfter()).isEqualTo(ofMillis(100)));
+        assertThat(Thread.interrupted()).as("the interrupt flag, set again").isTrue();
+        assertThat(limiter.acquire("api").allowed()).isTrue();
+        assertThat(slept).as("the second caller's permit is due after the first's").containsExactly(ofMillis(100),
+                ofMillis(200));
+    }
 
-        assertThat(calls.subList(0, 3)).allSatisfy(call -> assertThat(call.join().allowed()).isTrue());
-        assertThat(calls.subList(3, 6)).allSatisfy(call -> assertThatThrownBy(call::join)
-                .isInstanceOf(CompletionException.class).hasCauseInstanceOf(RateLimitExceededException.class));
-        assertThat(timer.mostPending).isEqualTo(1);
+    /** Asks the in-memory store and counts every call. */
+    private final class CountingStore implements RateLimitStore {
+
+        private final boolean reserves;
+
+        CountingStore(boolean reserves) {
+            this.reserves = reserves;
+        }
+
+        @Override
+        public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
+            storeCalls.incrementAndGet();
+            return memory.tryAcquire(key, tiers, cost);
+        }
+
+        @Override
+        public CompletionStage<Decision> tryAcquireAsync(String key, List<Tier> tiers, long cost) {
+            storeCalls.incrementAndGet();
+            return memory.tryAcquireAsync(key, tiers, cost);
+        }
+
+        @Override
+        public Reservation reserve(String key, List<Tier> tiers, long cost, Duration maxWait) {
+            storeCalls.incrementAndGet();
+            return reserves ? memory.reserve(key, tiers, cost, maxWait) : Reservation.now(memory.tryAcquire(key, tiers, cost));
+        }
+
+        @Override
+        public CompletionStage<Reservation> reserveAsync(String key, List<Tier> tiers, long cost, Duration maxWait) {
+            storeCalls.incrementAndGet();
+            return reserves ? memory.reserveAsync(key, tiers, cost, maxWait)
+                    : memory.tryAcquireAsync(key, tiers, cost).thenApply(Reservation::now);
+        }
     }
 
     private static void awaitCondition(BooleanSupplier condition) throws InterruptedException {

@@ -135,7 +135,7 @@ class RateLimiterTest {
                 .build();
 
         @Test
-        void waitsTheRetryAfterAndTriesAgain() {
+        void waitsUntilItsPermitIsDue() {
             tenPerSecond.acquire("k", 10);
 
             Decision decision = tenPerSecond.acquire("k", 3);

@@ -16,8 +16,10 @@ public enum OnLimit {
 
     /**
      * Wait until the call fits, for at most {@link RateLimited#maxWait()}, then reject. The
-     * right choice for outbound calls to an API that caps the caller. Methods returning a
-     * {@code CompletionStage} never block their caller: the wait is scheduled.
+     * right choice for outbound calls to an API that caps the caller. With token buckets the
+     * store reserves the permit, due later, in the one call that decides it, so waiting callers
+     * are served in the order they came. Methods returning a {@code CompletionStage} never
+     * block their caller: the wait is scheduled.
      */
     WAIT
 }

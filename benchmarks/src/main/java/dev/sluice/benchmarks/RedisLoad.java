@@ -413,7 +413,8 @@ public final class RedisLoad {
                 "",         // the time: empty for the server's TIME, the store's default
                 "1",        // the cost
                 callId,
-                ""));       // no deadline
+                "",         // no deadline
+                "0"));      // decided now, never reserved
         for (Tier tier : tiers) {
             String code = switch (tier.algorithm()) {
                 case FIXED_WINDOW -> "fw";

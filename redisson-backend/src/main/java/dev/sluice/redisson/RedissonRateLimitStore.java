@@ -3,6 +3,7 @@ package dev.sluice.redisson;
 import dev.sluice.CountSyncStore;
 import dev.sluice.Decision;
 import dev.sluice.RateLimitStore;
+import dev.sluice.Reservation;
 import dev.sluice.StoreCircuitBreaker;
 import dev.sluice.StoreKeys;
 import dev.sluice.StoreUnavailableException;
@@ -135,7 +136,7 @@ public final class RedissonRateLimitStore implements CountSyncStore {
     @Override
     public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
         RateLimitStore.check(this, key, tiers, cost);
-        Call call = call(key, tiers, cost);
+        Call call = call(key, tiers, cost, 0);
         return redis.callAndWait(call.keys, () -> send(call), reply -> takeBack(call, reply), this::decision);
     }
 
@@ -144,12 +145,41 @@ public final class RedissonRateLimitStore implements CountSyncStore {
         Call call;
         try {
             RateLimitStore.check(this, key, tiers, cost);
-            call = call(key, tiers, cost);
+            call = call(key, tiers, cost, 0);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
         return RedisCalls.completeOn(executor,
                 redis.call(call.keys, () -> send(call), reply -> takeBack(call, reply), this::decision));
+    }
+
+    /**
+     * Reserves the permits of calls whose tiers are all token buckets, in the same script call
+     * and round trip as any decision: a caller that waits for its permit asks Redis once.
+     */
+    @Override
+    public Reservation reserve(String key, List<Tier> tiers, long cost, Duration maxWait) {
+        RateLimitStore.check(this, key, tiers, cost, maxWait);
+        Call call = call(key, tiers, cost, maxWait.toMillis());
+        return redis.callAndWait(call.keys, () -> send(call), reply -> takeBack(call, reply), this::reservation);
+    }
+
+    @Override
+    public CompletionStage<Reservation> reserveAsync(String key, List<Tier> tiers, long cost, Duration maxWait) {
+        Call call;
+        try {
+            RateLimitStore.check(this, key, tiers, cost, maxWait);
+            call = call(key, tiers, cost, maxWait.toMillis());
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return RedisCalls.completeOn(executor,
+                redis.call(call.keys, () -> send(call), reply -> takeBack(call, reply), this::reservation));
+    }
+
+    @Override
+    public boolean reserves(Tier tier) {
+        return tier.algorithm() == Algorithm.TOKEN_BUCKET;
     }
 
     /**
@@ -280,15 +310,16 @@ public final class RedissonRateLimitStore implements CountSyncStore {
         }
     }
 
-    Call call(String key, List<Tier> tiers, long cost) {
+    Call call(String key, List<Tier> tiers, long cost, long maxWaitMillis) {
         List<Object> keys = keys(key, tiers);
-        Object[] arguments = new Object[4 + 5 * tiers.size()];
+        Object[] arguments = new Object[5 + 5 * tiers.size()];
         arguments[0] = clock == null ? "" : clock.millis();
         arguments[1] = cost;
         arguments[2] = instanceId + ':' + calls.incrementAndGet();
         long deadline = serverClock.deadline(timeoutMillis);
         arguments[3] = deadline == ServerClock.NO_DEADLINE ? "" : deadline;
-        int i = 4;
+        arguments[4] = maxWaitMillis;
+        int i = 5;
         for (Tier tier : tiers) {
             arguments[i++] = code(tier);
             arguments[i++] = tier.limit();
@@ -348,6 +379,10 @@ public final class RedissonRateLimitStore implements CountSyncStore {
             case SLIDING_LOG -> "sl";
             case TOKEN_BUCKET -> "tb";
         };
+    }
+
+    private Reservation reservation(List<Object> reply) {
+        return new Reservation(decision(reply), Duration.ofMillis((Long) reply.get(8)));
     }
 
     private Decision decision(List<Object> reply) {

@@ -1,4 +1,5 @@
--- Decides one call for every tier of one key, atomically, and counts it if it fits.
+-- Decides one call for every tier of one key, atomically, and counts it if it fits, or, for a
+-- caller that may wait, reserves it if it will fit in time.
 -- The same rules as dev.sluice.InMemoryRateLimitStore (KeyState and TierState), in whole
 -- milliseconds; tiers keep limit x window <= 2^52, so every figure is an exact Lua number.
 --
@@ -11,11 +12,14 @@
 -- ARGV[4]      the server's TIME in epoch ms after which the call is no longer decided, or '' for
 --              no deadline: a call that reaches the server late (it waited behind a paused or
 --              stalled server, and its caller has given up) must not be counted
--- ARGV[5 + 5 * (i - 1) ...]  tier i: algorithm (fw, sw, sl, tb), limit, window ms,
+-- ARGV[5]      the longest the caller waits for a permit, in ms: a call that does not fit now is
+--              reserved when every tier is a token bucket and it fits within that (0: never)
+-- ARGV[6 + 5 * (i - 1) ...]  tier i: algorithm (fw, sw, sl, tb), limit, window ms,
 --              countRejected (1 or 0), blockFor ms
 -- Returns {allowed (1 or 0), limit, remaining, resetAfter ms, retryAfter ms, server TIME ms,
--- the time the call was decided at (for take-back.lua), the binding tier's window ms}, or
--- {-1, server TIME ms} when the deadline had passed and nothing was done.
+-- the time the call was decided at (for take-back.lua), the binding tier's window ms, the ms
+-- until a reserved permit is due (0 when due now)}, or {-1, server TIME ms} when the deadline
+-- had passed and nothing was done.
 --
 -- Written for the server's cost: per tier an HMGET, an HSET and, unless the expiry stays where
 -- it is, a PEXPIRE, besides one TIME; one table per tier.
@@ -28,7 +32,8 @@ if deadline and server_now > deadline then
   return { -1, server_now }
 end
 local cost = tonumber(ARGV[2])
-local count = (#ARGV - 4) / 5
+local max_wait = tonumber(ARGV[5])
+local count = (#ARGV - 5) / 5
 
 -- Read every tier; the key's time never runs backwards, even if a clock is set back or
 -- instances disagree, and its block is the latest any tier holds.
@@ -37,7 +42,7 @@ local blocked_until = 0
 local tiers = {}
 local logs = 0
 for i = 1, count do
-  local a = 5 + 5 * (i - 1)
+  local a = 6 + 5 * (i - 1)
   local state = redis.call('HMGET', KEYS[i], 't', 'b', 's', 'n', 'p')
   local latest = tonumber(state[1])
   if latest and latest > now then now = latest end
@@ -84,9 +89,8 @@ for i = 1, count do
       redis.call('ZREMRANGEBYSCORE', t.log, '-inf', now - t.window)
     end
   else
-    -- From its deepest debt, two full buckets, a bucket refills within two windows.
-    local elapsed = min(max(now - (t.at or now), 0), 2 * t.window)
-    t.n = max(0, t.n - elapsed * t.limit)
+    local refill = max(now - (t.at or now), 0) * t.limit
+    if refill >= t.n then t.n = 0 else t.n = t.n - refill end
   end
 end
 
@@ -101,13 +105,14 @@ local function available(t)
   return t.limit - t.n
 end
 
--- Counts the call. Counted rejections may run up to one more window's worth past the limit;
--- a log keeps at most limit permits, the newest, one entry per call whatever its cost.
+-- Counts the call. Counted rejections may run up to one more window's worth past the limit
+-- (never lessening a bucket's deeper debt from reservations); a log keeps at most limit
+-- permits, the newest, one entry per call whatever its cost.
 local function take(t)
   t.taken = true
   local algorithm = t.algorithm
   if algorithm == 'tb' then
-    t.n = min(2 * t.limit * t.window, t.n + cost * t.window)
+    t.n = max(t.n, min(2 * t.limit * t.window, t.n + cost * t.window))
   elseif algorithm == 'sl' then
     redis.call('ZADD', t.log, now, ARGV[3] .. ':' .. cost)
     t.newest = now
@@ -197,11 +202,31 @@ for i = 1, count do
   if fits and available(tiers[i]) < cost then fits = false end
 end
 
+-- A call that does not fit now is reserved when every tier is a token bucket that lets it in
+-- within max_wait: each runs into debt (up to 2^53 units, so that figures stay exact), and the
+-- caller's permit is due after the longest wait.
+local delay = -1
+if not fits and not blocked and max_wait > 0 then
+  delay = 0
+  for i = 1, count do
+    local t = tiers[i]
+    if t.algorithm ~= 'tb' or t.n > 2 ^ 53 - cost * t.window then
+      delay = -1
+      break
+    end
+    delay = max(delay, wait(t))
+  end
+  if delay > max_wait then delay = -1 end
+end
+
 local result
-if fits then
-  for i = 1, count do take(tiers[i]) end
+if fits or delay > 0 then
+  for i = 1, count do
+    local t = tiers[i]
+    if fits then take(t) else t.taken, t.n = true, t.n + cost * t.window end
+  end
   local t = tightest()
-  result = { 1, t.limit, remaining(t), reset(t), 0, server_now, now, t.window }
+  result = { 1, t.limit, remaining(t), reset(t), 0, server_now, now, t.window, max(delay, 0) }
 else
   local block = 0
   if not blocked then
@@ -226,7 +251,7 @@ else
   local left = remaining(binding)
   if block_left > 0 then left = 0 end
   result = { 0, binding.limit, left, max(block_left, reset(binding)), max(block_left, longest),
-             server_now, now, binding.window }
+             server_now, now, binding.window, 0 }
 end
 
 -- Every tier keeps the key's time and block, and lives as long as its own state or the block;

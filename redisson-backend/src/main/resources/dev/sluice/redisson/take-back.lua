@@ -6,14 +6,14 @@
 -- ARGV[1]      the time decide.lua decided the call at
 -- ARGV[2]      cost
 -- ARGV[3]      the call's id
--- ARGV[5 + 5 * (i - 1) ...]  tier i, as for decide.lua
+-- ARGV[6 + 5 * (i - 1) ...]  tier i, as for decide.lua
 -- A tier whose state has moved past the call's window, or expired, keeps it: the call no longer
 -- counts there anyway. A token bucket gets back only what of the call's tokens has not been
 -- refilled since: never more than the call took.
 
 local now = tonumber(ARGV[1])
 local cost = tonumber(ARGV[2])
-local count = (#ARGV - 4) / 5
+local count = (#ARGV - 5) / 5
 local logs = 0
 
 local function give_back(key, field, amount)
@@ -24,7 +24,7 @@ local function give_back(key, field, amount)
 end
 
 for i = 1, count do
-  local a = 5 + 5 * (i - 1)
+  local a = 6 + 5 * (i - 1)
   local key, algorithm, limit, window = KEYS[i], ARGV[a], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
   local start = now - now % window
   if algorithm == 'fw' then

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.Decision;
 import dev.sluice.InMemoryRateLimitStore;
 import dev.sluice.RateLimitStore;
+import dev.sluice.Reservation;
 import dev.sluice.Tier;
 import dev.sluice.annotation.Algorithm;
 import dev.sluice.redisson.testing.RedisClients;
@@ -26,9 +27,11 @@ import org.redisson.api.RedissonClient;
 
 /**
  * The Lua script against the in-memory store, its reference: random calls (tier mixes, costs,
- * counted rejections, blocks, changed limits, clocks set back) must get identical decisions.
- * Each seed is one reproducible history; half of them count in millions of permits, with costs
- * to match, where a store keeping an entry per permit would differ in time and memory.
+ * counted rejections, blocks, changed limits, clocks set back, reservations for callers that
+ * wait) must get identical decisions. Each seed is one reproducible history; half of them count
+ * in millions of permits, with costs to match, where a store keeping an entry per permit would
+ * differ in time and memory; every third has only token buckets, which reservations run into
+ * debt.
  */
 @ExtendWith(RedisExtension.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -57,7 +60,7 @@ class DifferentialTest {
         RateLimitStore redis = RedissonRateLimitStore.builder(client).clock(clock).timeout(RedisClients.PATIENT).build();
         String key = "differential:" + seed + ":" + clock.instant().toEpochMilli();
         long scale = random.nextBoolean() ? 1 : 1_000_000;
-        List<Tier> tiers = tiers(random, scale);
+        List<Tier> tiers = tiers(random, scale, seed % 3 == 0);
 
         for (int step = 0; step < 80; step++) {
             if (random.nextInt(10) == 0) {
@@ -72,17 +75,26 @@ class DifferentialTest {
             long smallest = tiers.stream().mapToLong(Tier::limit).min().orElseThrow();
             long cost = 1 + random.nextLong(Math.min(smallest, 3 * scale));
 
-            Decision expected = reference.tryAcquire(key, tiers, cost);
-            Decision actual = redis.tryAcquire(key, tiers, cost);
-            assertThat(actual).as("seed %d, step %d, %s, cost %d", seed, step, tiers, cost).isEqualTo(expected);
+            if (random.nextInt(3) == 0) {
+                Duration maxWait = Duration.ofMillis(random.nextInt(8_000));
+                Reservation expected = reference.reserve(key, tiers, cost, maxWait);
+                Reservation actual = redis.reserve(key, tiers, cost, maxWait);
+                assertThat(actual).as("seed %d, step %d, %s, cost %d, maxWait %s", seed, step, tiers, cost, maxWait)
+                        .isEqualTo(expected);
+            } else {
+                Decision expected = reference.tryAcquire(key, tiers, cost);
+                Decision actual = redis.tryAcquire(key, tiers, cost);
+                assertThat(actual).as("seed %d, step %d, %s, cost %d", seed, step, tiers, cost).isEqualTo(expected);
+            }
         }
     }
 
-    private static List<Tier> tiers(Random random, long scale) {
+    private static List<Tier> tiers(Random random, long scale, boolean tokenBucketsOnly) {
         List<Tier> tiers = new ArrayList<>();
         for (long window : WINDOWS) {
             if (tiers.isEmpty() || random.nextBoolean()) {
-                Algorithm algorithm = Algorithm.values()[random.nextInt(Algorithm.values().length)];
+                Algorithm algorithm = tokenBucketsOnly ? Algorithm.TOKEN_BUCKET
+                        : Algorithm.values()[random.nextInt(Algorithm.values().length)];
                 Tier tier = Tier.of(scale * (2 + random.nextInt(6)), Duration.ofMillis(window), algorithm);
                 if (random.nextInt(4) == 0) {
                     tier = tier.withCountRejected();

@@ -128,7 +128,7 @@ class RedissonRateLimitStoreOutageTest {
     @Test
     void theScriptRefusesACallPastItsDeadlineAndCountsNothing() {
         RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).build();
-        Call late = store.call("k", TIERS, 1);
+        Call late = store.call("k", TIERS, 1, 0);
         long serverNow = server.time().toEpochMilli();
         late.arguments()[3] = serverNow - 1;
 
@@ -166,7 +166,7 @@ class RedissonRateLimitStoreOutageTest {
         List<Tier> tiers = List.of(Tier.of(5, ofMinutes(1), algorithm));
         assertThat(store.tryAcquire("k", tiers, 2).allowed()).isTrue();
 
-        Call unreceived = store.call("k", tiers, 3);
+        Call unreceived = store.call("k", tiers, 3, 0);
         List<Object> reply = store.send(unreceived).join();
         assertThat(reply.get(0)).as("admitted").isEqualTo(1L);
         store.takeBack(unreceived, reply).join();
@@ -181,7 +181,7 @@ class RedissonRateLimitStoreOutageTest {
         RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).clock(clock)
                 .timeout(RedisClients.PATIENT).build();
         List<Tier> bucket = List.of(Tier.of(5, ofMinutes(1), Algorithm.TOKEN_BUCKET));
-        Call unreceived = store.call("k", bucket, 2);
+        Call unreceived = store.call("k", bucket, 2, 0);
         List<Object> reply = store.send(unreceived).join();
         // Half a token refills in 6 s; the call after it would have found the bucket full all the same.
         clock.advance(ofSeconds(6));

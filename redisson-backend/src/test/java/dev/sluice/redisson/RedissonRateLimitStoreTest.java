@@ -11,8 +11,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.Decision;
+import dev.sluice.RateLimiter;
 import dev.sluice.StoreUnavailableException;
 import dev.sluice.Tier;
+import dev.sluice.annotation.OnLimit;
 import dev.sluice.redisson.testing.RedisClients;
 import dev.sluice.redisson.testing.RedisCluster;
 import dev.sluice.redisson.testing.RedisExtension;
@@ -20,6 +22,7 @@ import dev.sluice.redisson.testing.RedisServer;
 import dev.sluice.tck.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -237,6 +240,34 @@ class RedissonRateLimitStoreTest {
         assertThat(stats.keySet()).allMatch(command -> command.equals("cmdstat_evalsha")
                 || command.startsWith("cmdstat_config") || command.equals("cmdstat_ping")
                 || insideTheScript.contains(command.substring("cmdstat_".length())), "sent only by the script");
+    }
+
+    @Test
+    void callersWaitingForATokenBucketAskRedisOncePerPermit() throws Exception {
+        RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).timeout(RedisClients.PATIENT).build();
+        RateLimiter limiter = RateLimiter.builder().name("outbound").store(store)
+                .tier(Tier.of(20, ofSeconds(1), TOKEN_BUCKET)).onLimit(OnLimit.WAIT).maxWait(ofSeconds(30)).build();
+        for (int i = 0; i < 20; i++) {
+            limiter.acquire("api");
+        }
+        server.cli("CONFIG", "RESETSTAT");
+
+        // 40 permits at one per 50 ms: about 2 s, half of the callers blocking, half not.
+        ExecutorService threads = Executors.newFixedThreadPool(20);
+        try {
+            List<CompletableFuture<Decision>> calls = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                calls.add(CompletableFuture.supplyAsync(() -> limiter.acquire("api"), threads));
+                calls.add(limiter.acquireAsync("api").toCompletableFuture());
+            }
+            CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).get(20, TimeUnit.SECONDS);
+            assertThat(calls).allSatisfy(call -> assertThat(call.join().allowed()).isTrue());
+        } finally {
+            threads.shutdownNow();
+        }
+        Map<String, String> stats = client.getRedisNodes(RedisNodes.SINGLE).getInstance()
+                .info(RedisNode.InfoSection.COMMANDSTATS);
+        assertThat(stats.get("cmdstat_evalsha")).as("script calls for 40 permits").startsWith("calls=40,");
     }
 
     @Test

@@ -16,6 +16,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.sluice.Decision;
 import dev.sluice.RateLimitStore;
 import dev.sluice.RateLimiter;
+import dev.sluice.Reservation;
 import dev.sluice.Tier;
 import dev.sluice.annotation.Algorithm;
 import java.time.Duration;
@@ -422,6 +423,149 @@ public abstract class RateLimitStoreContract {
             clock.advanceMillis(1);
             // 2334 ms refilled 7002 of 7000 units a token: the spare 2 units shorten nothing.
             assertThat(acquire(threePerSevenSeconds)).isEqualTo(admitted(threePerSevenSeconds, 0, 7_000));
+        }
+    }
+
+    // ---------------------------------------------------------------- reservations
+
+    /**
+     * {@link RateLimitStore#reserve}: a store that reserves token buckets takes a waiting caller's
+     * permit at once, due later; one that does not decides now, as {@code tryAcquire}.
+     */
+    @Nested
+    class Reservations {
+
+        private final Tier tenPerSecond = Tier.of(10, ofSeconds(1), TOKEN_BUCKET);
+
+        private Reservation reserve(long cost, long maxWaitMillis, Tier... tiers) {
+            return store.reserve(key, List.of(tiers), cost, ofMillis(maxWaitMillis));
+        }
+
+        private void assumeReserved(Tier tier) {
+            assumeSupported(tier);
+            assumeTrue(store.reserves(tier), () -> store.getClass().getSimpleName() + " does not reserve " + tier);
+        }
+
+        @Test
+        void aCallThatFitsNowIsAdmittedAsTryAcquireAdmitsIt() {
+            assumeSupported(tenPerSecond);
+            assertThat(reserve(3, 1_000, tenPerSecond)).isEqualTo(Reservation.now(admitted(tenPerSecond, 7, 300)));
+        }
+
+        @Test
+        void waitingCallersAreGivenPermitsDueOneAfterAnotherWhichNobodyTakesFromThem() {
+            assumeReserved(tenPerSecond);
+            assertThat(admitUntilRejected(tenPerSecond)).isEqualTo(10);
+
+            assertThat(reserve(1, 1_000, tenPerSecond)).isEqualTo(new Reservation(admitted(tenPerSecond, 0, 1_100),
+                    ofMillis(100)));
+            assertThat(reserve(1, 1_000, tenPerSecond).delay()).isEqualTo(ofMillis(200));
+            assertThat(reserve(3, 1_000, tenPerSecond).delay()).as("a cost is reserved whole").isEqualTo(ofMillis(500));
+            // The reserved permits are not there for a caller that does not wait.
+            assertThat(acquire(tenPerSecond)).isEqualTo(rejected(tenPerSecond, 0, 1_500, 600));
+            clock.advanceMillis(599);
+            assertThat(acquire(tenPerSecond).allowed()).isFalse();
+            clock.advanceMillis(1);
+            assertThat(acquire(tenPerSecond)).isEqualTo(admitted(tenPerSecond, 0, 1_000));
+        }
+
+        @Test
+        void aCallThatWouldWaitLongerThanItsCallerIsRejectedAndTakesNothing() {
+            assumeReserved(tenPerSecond);
+            admitUntilRejected(tenPerSecond);
+
+            assertThat(reserve(2, 199, tenPerSecond)).isEqualTo(Reservation.now(rejected(tenPerSecond, 0, 1_000, 200)));
+            assertThat(reserve(2, 200, tenPerSecond).delay()).isEqualTo(ofMillis(200));
+        }
+
+        @Test
+        void noWaitDecidesNow() {
+            assumeReserved(tenPerSecond);
+            admitUntilRejected(tenPerSecond);
+            assertThat(reserve(1, 0, tenPerSecond)).isEqualTo(Reservation.now(rejected(tenPerSecond, 0, 1_000, 100)));
+            assertThat(reserve(1, 100, tenPerSecond).delay()).as("nothing was taken").isEqualTo(ofMillis(100));
+        }
+
+        @Test
+        void everyTokenBucketTierReservesTheCallWhichIsDueWhenTheSlowestLetsItIn() {
+            Tier fivePerTenSeconds = Tier.of(5, ofSeconds(10), TOKEN_BUCKET);
+            assumeReserved(tenPerSecond);
+            assumeSupported(fivePerTenSeconds);
+            assertThat(admitUntilRejected(tenPerSecond, fivePerTenSeconds)).isEqualTo(5);
+
+            // The fast bucket has 5 tokens left; the slow one refills one every 2 s.
+            assertThat(reserve(1, 5_000, tenPerSecond, fivePerTenSeconds)).isEqualTo(new Reservation(
+                    admitted(fivePerTenSeconds, 0, 12_000), ofMillis(2_000)));
+            assertThat(reserve(1, 5_000, tenPerSecond, fivePerTenSeconds).delay()).isEqualTo(ofMillis(4_000));
+            assertThat(reserve(1, 5_000, tenPerSecond, fivePerTenSeconds).decision().allowed()).isFalse();
+            assertThat(acquire(tenPerSecond)).as("the fast bucket counted both reservations")
+                    .isEqualTo(admitted(tenPerSecond, 2, 800));
+        }
+
+        @Test
+        void callsWithAWindowTierAreDecidedNow() {
+            Tier fixed = Tier.of(10, ofSeconds(1), FIXED_WINDOW);
+            assumeSupported(tenPerSecond);
+            assumeSupported(fixed);
+            admitUntilRejected(tenPerSecond, fixed);
+            assertThat(reserve(1, 5_000, tenPerSecond, fixed).decision().allowed()).isFalse();
+            assertThat(reserve(1, 5_000, fixed).decision().allowed()).isFalse();
+        }
+
+        @Test
+        void aBlockedKeyIsNotReserved() {
+            Tier blocking = tenPerSecond.withBlockFor(ofSeconds(3));
+            assumeReserved(blocking);
+            admitUntilRejected(blocking);
+            assertThat(reserve(1, 5_000, blocking)).isEqualTo(Reservation.now(rejected(blocking, 0, 3_000, 3_000)));
+        }
+
+        @Test
+        void aBucketOwingManyWindowsRefillsAtItsRateAndThenHoldsItsCapacity() {
+            assumeReserved(tenPerSecond);
+            admitUntilRejected(tenPerSecond);
+            Reservation last = null;
+            for (int i = 0; i < 50; i++) {
+                last = reserve(1, 5_000, tenPerSecond);
+            }
+            assertThat(last.delay()).isEqualTo(ofSeconds(5));
+            assertThat(reserve(1, 5_000, tenPerSecond).decision().allowed()).isFalse();
+
+            clock.advanceMillis(5_000);
+            assertThat(acquire(tenPerSecond)).as("the last reserved permit came due, no more")
+                    .isEqualTo(rejected(tenPerSecond, 0, 1_000, 100));
+            clock.advanceMillis(1_000);
+            assertThat(admitUntilRejected(tenPerSecond)).isEqualTo(10);
+            clock.advance(ofDays(3));
+            assertThat(admitUntilRejected(tenPerSecond)).isEqualTo(10);
+        }
+
+        @Test
+        void aCountedRejectionNeverLessensTheDebtOfReservations() {
+            Tier counting = tenPerSecond.withCountRejected();
+            assumeReserved(counting);
+            admitUntilRejected(counting);
+            for (int i = 0; i < 30; i++) {
+                reserve(1, 5_000, counting);
+            }
+            // 10 taken, 1 counted rejection, 30 reserved: the bucket misses 41 tokens, 4.1 s of refill;
+            // a counted rejection runs a bucket at most one more full bucket into debt, so this one adds none.
+            assertThat(acquire(counting)).isEqualTo(rejected(counting, 0, 4_100, 3_200));
+        }
+
+        @Test
+        void reservesAsynchronouslyAsItReservesSynchronously() {
+            assumeReserved(tenPerSecond);
+            admitUntilRejected(tenPerSecond);
+            assertThat(store.reserveAsync(key, List.of(tenPerSecond), 1, ofSeconds(1)).toCompletableFuture().join())
+                    .isEqualTo(new Reservation(admitted(tenPerSecond, 0, 1_100), ofMillis(100)));
+        }
+
+        @Test
+        void refusesANegativeWait() {
+            assumeSupported(tenPerSecond);
+            assertThatThrownBy(() -> store.reserve(key, List.of(tenPerSecond), 1, ofMillis(-1)))
+                    .isInstanceOf(IllegalArgumentException.class);
         }
     }
 

@@ -31,7 +31,8 @@ import org.springframework.core.SpringVersion;
 /**
  * Writes {@code RESULTS.md} from what the benchmarks left in the results directory: JMH's JSON
  * files ({@code jmh-*.json}), {@code redis-load.json} from {@link RedisLoad},
- * {@code local-sync.json} from {@link LocalSyncOvershoot} and {@code memory.json} from
+ * {@code local-sync.json} from {@link LocalSyncOvershoot}, {@code waiting.json} from
+ * {@link WaitingCallers} and {@code memory.json} from
  * {@link MemoryFootprint}; a part that did not run is said to be missing.
  * Besides the figures: the machine, the JDK, every library's version, and the command that
  * produced them.
@@ -79,6 +80,9 @@ public final class ResultsReport {
         Path overshootFile = results.resolve("local-sync.json");
         List<LocalSyncOvershoot.Row> overshoot = Files.exists(overshootFile)
                 ? Arrays.asList(JSON.readValue(overshootFile.toFile(), LocalSyncOvershoot.Row[].class)) : List.of();
+        Path waitingFile = results.resolve("waiting.json");
+        List<WaitingCallers.Row> waiting = Files.exists(waitingFile)
+                ? Arrays.asList(JSON.readValue(waitingFile.toFile(), WaitingCallers.Row[].class)) : List.of();
         Path memoryFile = results.resolve("memory.json");
         List<MemoryFootprint.Row> memory = Files.exists(memoryFile)
                 ? Arrays.asList(JSON.readValue(memoryFile.toFile(), MemoryFootprint.Row[].class)) : List.of();
@@ -106,6 +110,7 @@ public final class ResultsReport {
         inJvm(md, jmh);
         throughRedis(md, redis);
         localSyncOvershoot(md, overshoot);
+        waitingCallers(md, waiting);
         memory(md, memory);
         Files.writeString(Path.of(options.get("--output")), md.toString());
     }
@@ -327,6 +332,28 @@ public final class ResultsReport {
                         row.admitted().stream().map(ResultsReport::whole).collect(Collectors.joining(", ")),
                         row.admitted().isEmpty() ? "—" : ratio(row.admitted().stream().mapToLong(Long::longValue).max()
                                 .orElse(0) / (double) row.limit()))).toList());
+    }
+
+    private static void waitingCallers(Markdown md, List<WaitingCallers.Row> rows) {
+        md.section("## Waiting callers: store calls per permit");
+        if (rows.isEmpty()) {
+            md.line("Not run: no `waiting.json` in the results.");
+            return;
+        }
+        WaitingCallers.Row first = rows.get(0);
+        md.line(String.format(Locale.ROOT, "`WaitingCallers`: on one key whose limit is spent, %d blocked threads and"
+                        + " %d asynchronous callers (asking one after another from one thread) each wait for one"
+                        + " permit (`onLimit = WAIT`), at %d permits a second; every store call is counted. Token"
+                        + " buckets are reserved: the store takes the permit, due later, in the call that decides it."
+                        + " Window algorithms, and a store that does not reserve, line callers up in the limiter.",
+                first.threads(), first.async(), first.ratePerSecond()));
+        md.line();
+        md.table(List.of("", "algorithm", "served", "store calls", "a permit", "async served out of order",
+                        "seconds", "ideal"), 2,
+                rows.stream().map(row -> List.of(row.subject(), row.algorithm().name(), whole(row.admitted()),
+                        whole(row.storeCalls()), hundredths(row.callsPerPermit()), whole(row.outOfOrder()),
+                        hundredths(row.seconds()), hundredths((row.threads() + row.async())
+                                / (double) row.ratePerSecond()))).toList());
     }
 
     private static void memory(Markdown md, List<MemoryFootprint.Row> memory) {

@@ -19,6 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -128,11 +129,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
     @Override
     public CompletionStage<Reservation> reserveAsync(String key, List<Tier> tiers, long cost, Duration maxWait) {
-        try {
-            return CompletableFuture.completedFuture(reserve(key, tiers, cost, maxWait));
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
+        return answered(() -> reserve(key, tiers, cost, maxWait));
     }
 
     @Override
@@ -369,8 +366,13 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
     @Override
     public CompletionStage<Decision> tryAcquireAsync(String key, List<Tier> tiers, long cost) {
+        return answered(() -> tryAcquire(key, tiers, cost));
+    }
+
+    /** A stage completed at once with what {@code call} answers, or failed with what it throws. */
+    private static <T> CompletionStage<T> answered(Supplier<T> call) {
         try {
-            return CompletableFuture.completedFuture(tryAcquire(key, tiers, cost));
+            return CompletableFuture.completedFuture(call.get());
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }

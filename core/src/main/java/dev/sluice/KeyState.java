@@ -400,8 +400,7 @@ abstract sealed class KeyState {
         }
 
         Reservation reservation() {
-            long delay = delayMillis;
-            return new Reservation(decision(), Durations.ofMillis(delay));
+            return new Reservation(decision(), Durations.ofMillis(delayMillis));
         }
     }
 

@@ -28,6 +28,8 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.redisson.api.RKeys;
 import org.redisson.api.RScript;
@@ -136,21 +138,15 @@ public final class RedissonRateLimitStore implements CountSyncStore {
     @Override
     public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
         RateLimitStore.check(this, key, tiers, cost);
-        Call call = call(key, tiers, cost, 0);
-        return redis.callAndWait(call.keys, () -> send(call), reply -> takeBack(call, reply), this::decision);
+        return decide(call(key, tiers, cost, 0), this::decision);
     }
 
     @Override
     public CompletionStage<Decision> tryAcquireAsync(String key, List<Tier> tiers, long cost) {
-        Call call;
-        try {
+        return decideAsync(() -> {
             RateLimitStore.check(this, key, tiers, cost);
-            call = call(key, tiers, cost, 0);
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        return RedisCalls.completeOn(executor,
-                redis.call(call.keys, () -> send(call), reply -> takeBack(call, reply), this::decision));
+            return call(key, tiers, cost, 0);
+        }, this::decision);
     }
 
     /**
@@ -160,21 +156,32 @@ public final class RedissonRateLimitStore implements CountSyncStore {
     @Override
     public Reservation reserve(String key, List<Tier> tiers, long cost, Duration maxWait) {
         RateLimitStore.check(this, key, tiers, cost, maxWait);
-        Call call = call(key, tiers, cost, maxWait.toMillis());
-        return redis.callAndWait(call.keys, () -> send(call), reply -> takeBack(call, reply), this::reservation);
+        return decide(call(key, tiers, cost, maxWait.toMillis()), this::reservation);
     }
 
     @Override
     public CompletionStage<Reservation> reserveAsync(String key, List<Tier> tiers, long cost, Duration maxWait) {
-        Call call;
-        try {
+        return decideAsync(() -> {
             RateLimitStore.check(this, key, tiers, cost, maxWait);
-            call = call(key, tiers, cost, maxWait.toMillis());
+            return call(key, tiers, cost, maxWait.toMillis());
+        }, this::reservation);
+    }
+
+    /** Runs the script for a call and waits, within the timeout, for what {@code answer} reads from its reply. */
+    private <T> T decide(Call call, Function<List<Object>, T> answer) {
+        return redis.callAndWait(call.keys, () -> send(call), reply -> takeBack(call, reply), answer);
+    }
+
+    /** {@link #decide} without blocking; a request {@code call} refuses fails the stage. */
+    private <T> CompletionStage<T> decideAsync(Supplier<Call> call, Function<List<Object>, T> answer) {
+        Call checked;
+        try {
+            checked = call.get();
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return RedisCalls.completeOn(executor,
-                redis.call(call.keys, () -> send(call), reply -> takeBack(call, reply), this::reservation));
+        return RedisCalls.completeOn(executor, redis.call(checked.keys, () -> send(checked),
+                reply -> takeBack(checked, reply), answer));
     }
 
     @Override

@@ -3,8 +3,9 @@
 -- The same rules as dev.sluice.InMemoryRateLimitStore (KeyState and TierState), in whole
 -- milliseconds; tiers keep limit x window <= 2^52, so every figure is an exact Lua number.
 --
--- KEYS[i]      tier i's state, a hash: its counters, and the key's latest time (t) and the end
---              of its block (b), which every tier of the key keeps
+-- KEYS[i]      tier i's state, a hash whose field v packs six doubles (struct '<dddddd'): the
+--              key's latest time and the end of its block, which every tier of the key keeps,
+--              the tier's counters s, n and p, and the time the hash expires at (all in ms)
 -- KEYS[n + j]  for the j-th SLIDING_LOG tier among the n tiers: its log, a sorted set
 -- ARGV[1]      now in epoch ms, or '' to use the server's TIME
 -- ARGV[2]      cost
@@ -21,12 +22,16 @@
 -- until a reserved permit is due (0 when due now)}, or {-1, server TIME ms} when the deadline
 -- had passed and nothing was done.
 --
--- Written for the server's cost: per tier an HMGET, an HSET and, unless the expiry stays where
--- it is, a PEXPIRE, besides one TIME; one table per tier.
+-- Written for the server's cost, most of which is calls: into Redis, and into functions. Per
+-- tier an HGET and an HSET of one packed field (reading and writing decimal strings cost more
+-- than the decision), and a PEXPIRE only when the state must outlive the expiry last set, which
+-- is rounded up to the next 1,024 ms of the key's time, so that a bucket or log whose end moves
+-- with every call moves it about once a second; besides one TIME. Helper functions take the
+-- time and the cost as arguments rather than capture them (a captured variable costs an
+-- allocation on every call), and divisions round with % rather than math.floor.
 
-local floor, max, min = math.floor, math.max, math.min
 local time = redis.call('TIME')
-local server_now = tonumber(time[1]) * 1000 + floor(tonumber(time[2]) / 1000)
+local server_now = time[1] * 1000 + math.floor(time[2] / 1000)
 local deadline = tonumber(ARGV[4])
 if deadline and server_now > deadline then
   return { -1, server_now }
@@ -43,26 +48,24 @@ local tiers = {}
 local logs = 0
 for i = 1, count do
   local a = 6 + 5 * (i - 1)
-  local state = redis.call('HMGET', KEYS[i], 't', 'b', 's', 'n', 'p')
-  local latest = tonumber(state[1])
-  if latest and latest > now then now = latest end
-  local block = tonumber(state[2])
-  if block and block > blocked_until then blocked_until = block end
-  local log = false
-  if ARGV[a] == 'sl' then
-    logs = logs + 1
-    log = KEYS[count + logs]
-  end
   -- fw: s window start, n count; sw: s, n current count, p previous count;
   -- sl: n permits in the log; tb: n tokens missing, in 1/window units, refilled up to at.
-  tiers[i] = { key = KEYS[i], algorithm = ARGV[a], limit = tonumber(ARGV[a + 1]), window = tonumber(ARGV[a + 2]),
-               count_rejected = ARGV[a + 3] == '1', block_for = tonumber(ARGV[a + 4]), log = log,
-               s = tonumber(state[3]), n = tonumber(state[4]) or 0, p = tonumber(state[5]) or 0, at = latest,
-               taken = false, newest = false, expiry_kept = false }
-end
-
-local function ceil_div(a, b)
-  return -floor(-a / b)
+  -- e: when the hash expires, in the key's time.
+  local t = { algorithm = ARGV[a], limit = tonumber(ARGV[a + 1]), window = tonumber(ARGV[a + 2]),
+              s = false, n = 0, p = 0, at = false, e = 0 }
+  local state = redis.call('HGET', KEYS[i], 'v')
+  if state then
+    local latest, block
+    latest, block, t.s, t.n, t.p, t.e = struct.unpack('<dddddd', state)
+    t.at = latest
+    if latest > now then now = latest end
+    if block > blocked_until then blocked_until = block end
+  end
+  if t.algorithm == 'sl' then
+    logs = logs + 1
+    t.log, t.newest = KEYS[count + logs], false
+  end
+  tiers[i] = t
 end
 
 -- Rolls each tier forward to now: new windows, entries leaving the log, refills.
@@ -72,14 +75,10 @@ for i = 1, count do
   if algorithm == 'fw' or algorithm == 'sw' then
     local start = now - now % t.window
     if not t.s then
-      t.s, t.n, t.p = start, 0, 0
+      t.s = start
     elseif start > t.s then
       if algorithm == 'sw' and start - t.window == t.s then t.p = t.n else t.p = 0 end
       t.s, t.n = start, 0
-    else
-      -- Counts in the same window keep the key's expiry where it is: the end of the window
-      -- (fw), or of the next one (sw).
-      t.expiry_kept = t.n > 0
     end
   elseif algorithm == 'sl' then
     -- An entry exactly one window old no longer counts.
@@ -89,18 +88,20 @@ for i = 1, count do
       redis.call('ZREMRANGEBYSCORE', t.log, '-inf', now - t.window)
     end
   else
-    local refill = max(now - (t.at or now), 0) * t.limit
-    if refill >= t.n then t.n = 0 else t.n = t.n - refill end
+    local refill = (now - (t.at or now)) * t.limit
+    if refill >= t.n then t.n = 0 elseif refill > 0 then t.n = t.n - refill end
   end
 end
 
--- Permits the tier admits now; negative when counted rejections ran past the limit.
-local function available(t)
+-- Permits the tier admits now; negative when counted rejections ran past the limit. Divisions
+-- round up: (a + (-a) % b) / b is ceil(a / b) for whole numbers.
+local function available(t, now)
   local algorithm = t.algorithm
   if algorithm == 'sw' then
-    return t.limit - ceil_div(t.p * (t.window - (now - t.s)), t.window) - t.n
+    local weighted = t.p * (t.window - (now - t.s))
+    return t.limit - (weighted + (-weighted) % t.window) / t.window - t.n
   elseif algorithm == 'tb' then
-    return t.limit - ceil_div(t.n, t.window)
+    return t.limit - (t.n + (-t.n) % t.window) / t.window
   end
   return t.limit - t.n
 end
@@ -108,11 +109,12 @@ end
 -- Counts the call. Counted rejections may run up to one more window's worth past the limit
 -- (never lessening a bucket's deeper debt from reservations); a log keeps at most limit
 -- permits, the newest, one entry per call whatever its cost.
-local function take(t)
-  t.taken = true
+local function take(t, now, cost)
   local algorithm = t.algorithm
   if algorithm == 'tb' then
-    t.n = max(t.n, min(2 * t.limit * t.window, t.n + cost * t.window))
+    local counted, most = t.n + cost * t.window, 2 * t.limit * t.window
+    if counted > most then counted = most end
+    if counted > t.n then t.n = counted end
   elseif algorithm == 'sl' then
     redis.call('ZADD', t.log, now, ARGV[3] .. ':' .. cost)
     t.newest = now
@@ -128,14 +130,16 @@ local function take(t)
       end
     end
   else
-    t.n = min(2 * t.limit, t.n + cost)
+    local counted = t.n + cost
+    if counted > 2 * t.limit then counted = 2 * t.limit end
+    t.n = counted
   end
 end
 
 -- Milliseconds until the tier is back to its full limit; zero when it is.
-local function reset(t)
+local function reset(t, now)
   local algorithm = t.algorithm
-  if algorithm == 'tb' then return ceil_div(t.n, t.limit) end
+  if algorithm == 'tb' then return (t.n + (-t.n) % t.limit) / t.limit end
   if t.n == 0 and (algorithm ~= 'sw' or t.p == 0) then return 0 end
   if algorithm == 'sl' then
     if not t.newest then t.newest = tonumber(redis.call('ZRANGE', t.log, -1, -1, 'WITHSCORES')[2]) end
@@ -147,14 +151,15 @@ local function reset(t)
 end
 
 -- Milliseconds until a call of this cost fits; zero when it fits now.
-local function wait(t)
+local function wait(t, now, cost)
   local algorithm = t.algorithm
-  local excess = cost - available(t)
+  local excess = cost - available(t, now)
   if excess <= 0 then return 0 end
   if algorithm == 'fw' then
     return t.s + t.window - now
   elseif algorithm == 'tb' then
-    return ceil_div(t.n + (cost - t.limit) * t.window, t.limit)
+    local missing = t.n + (cost - t.limit) * t.window
+    return (missing + (-missing) % t.limit) / t.limit
   elseif algorithm == 'sl' then
     -- The call fits once the oldest permits, up to the excess, have left the window.
     local leaving, rank = 0, 0
@@ -171,24 +176,26 @@ local function wait(t)
   local room_now = t.limit - t.n - cost
   if room_now >= 0 then
     -- Within this window, once the previous window's weight has decayed enough.
-    return t.window - floor(room_now * t.window / t.p) - elapsed
+    return t.window - math.floor(room_now * t.window / t.p) - elapsed
   end
   -- In the next window, where this window's count decays as the previous one.
   local elapsed_next = 0
-  if t.n > 0 then elapsed_next = t.window - floor((t.limit - cost) * t.window / t.n) end
+  if t.n > 0 then elapsed_next = t.window - math.floor((t.limit - cost) * t.window / t.n) end
   return t.window - elapsed + elapsed_next
 end
 
-local function remaining(t)
-  return max(0, min(t.limit, available(t)))
+local function remaining(t, now)
+  local left = available(t, now)
+  if left < 0 then return 0 elseif left > t.limit then return t.limit end
+  return left
 end
 
 -- The tier with the fewest permits left; of those, the one that takes longest to reset.
-local function tightest()
-  if count == 1 then return tiers[1] end
+local function tightest(tiers, now)
+  if #tiers == 1 then return tiers[1] end
   local best, fewest, longest = 1, math.huge, -1
   for i, t in ipairs(tiers) do
-    local left, until_full = remaining(t), reset(t)
+    local left, until_full = remaining(t, now), reset(t, now)
     if left < fewest or (left == fewest and until_full > longest) then
       best, fewest, longest = i, left, until_full
     end
@@ -199,7 +206,7 @@ end
 local blocked = blocked_until > now
 local fits = not blocked
 for i = 1, count do
-  if fits and available(tiers[i]) < cost then fits = false end
+  if fits and available(tiers[i], now) < cost then fits = false end
 end
 
 -- A call that does not fit now is reserved when every tier is a token bucket that lets it in
@@ -214,7 +221,7 @@ if not fits and not blocked and max_wait > 0 then
       delay = -1
       break
     end
-    delay = max(delay, wait(t))
+    delay = math.max(delay, wait(t, now, cost))
   end
   if delay > max_wait then delay = -1 end
 end
@@ -223,57 +230,53 @@ local result
 if fits or delay > 0 then
   for i = 1, count do
     local t = tiers[i]
-    if fits then take(t) else t.taken, t.n = true, t.n + cost * t.window end
+    if fits then take(t, now, cost) else t.n = t.n + cost * t.window end
   end
-  local t = tightest()
-  result = { 1, t.limit, remaining(t), reset(t), 0, server_now, now, t.window, max(delay, 0) }
+  local t = tightest(tiers, now)
+  result = { 1, t.limit, remaining(t, now), reset(t, now), 0, server_now, now, t.window, fits and 0 or delay }
 else
   local block = 0
-  if not blocked then
-    for i = 1, count do
-      local t = tiers[i]
-      if available(t) < cost then block = max(block, t.block_for) end
-    end
-  end
   for i = 1, count do
-    if tiers[i].count_rejected then take(tiers[i]) end
+    local a = 6 + 5 * (i - 1)
+    if not blocked and available(tiers[i], now) < cost then block = math.max(block, tonumber(ARGV[a + 4])) end
+    if ARGV[a + 3] == '1' then take(tiers[i], now, cost) end
   end
   if block > 0 then blocked_until = now + block end
 
   -- The binding tier waits longest; if only the block rejects, it is the tightest tier.
   local binding, longest = nil, 0
   for i = 1, count do
-    local tier_wait = wait(tiers[i])
+    local tier_wait = wait(tiers[i], now, cost)
     if tier_wait > longest then binding, longest = tiers[i], tier_wait end
   end
-  binding = binding or tightest()
-  local block_left = max(0, blocked_until - now)
-  local left = remaining(binding)
+  binding = binding or tightest(tiers, now)
+  local block_left = math.max(0, blocked_until - now)
+  local left = remaining(binding, now)
   if block_left > 0 then left = 0 end
-  result = { 0, binding.limit, left, max(block_left, reset(binding)), max(block_left, longest),
+  result = { 0, binding.limit, left, math.max(block_left, reset(binding, now)), math.max(block_left, longest),
              server_now, now, binding.window, 0 }
 end
 
 -- Every tier keeps the key's time and block, and lives as long as its own state or the block;
 -- a tier back to full, with no block, equals a fresh one and is deleted.
-local block_left = max(0, blocked_until - now)
+local block_left = 0
+if blocked_until > now then block_left = blocked_until - now end
 for i = 1, count do
   local t = tiers[i]
-  local keep = max(block_left, reset(t))
+  local keep = reset(t, now)
+  if block_left > keep then keep = block_left end
   if keep == 0 then
-    if t.log then redis.call('DEL', t.key, t.log) else redis.call('DEL', t.key) end
+    if t.log then redis.call('DEL', KEYS[i], t.log) else redis.call('DEL', KEYS[i]) end
   else
-    local algorithm = t.algorithm
-    if algorithm == 'sw' then
-      redis.call('HSET', t.key, 't', now, 'n', t.n, 's', t.s, 'p', t.p)
-    elseif algorithm == 'fw' then
-      redis.call('HSET', t.key, 't', now, 'n', t.n, 's', t.s)
-    else
-      redis.call('HSET', t.key, 't', now, 'n', t.n)
+    local expires = now + keep
+    expires = expires + (-expires) % 1024
+    local later = expires > t.e
+    if later then t.e = expires end
+    redis.call('HSET', KEYS[i], 'v', struct.pack('<dddddd', now, blocked_until, t.s or 0, t.n, t.p, t.e))
+    if later then
+      redis.call('PEXPIRE', KEYS[i], expires - now)
+      if t.log then redis.call('PEXPIRE', t.log, expires - now) end
     end
-    if block_left > 0 then redis.call('HSET', t.key, 'b', blocked_until) end
-    if block_left > 0 or not t.expiry_kept then redis.call('PEXPIRE', t.key, keep) end
-    if t.log then redis.call('PEXPIRE', t.log, keep) end
   end
 end
 return result

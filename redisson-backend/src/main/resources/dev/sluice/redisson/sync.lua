@@ -17,7 +17,7 @@ local max = math.max
 local now = tonumber(ARGV[1])
 if not now then
   local time = redis.call('TIME')
-  now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  now = time[1] * 1000 + math.floor(time[2] / 1000)
 end
 local field = 'q' .. ARGV[2]
 local sequence = tonumber(ARGV[3])
@@ -26,18 +26,19 @@ local reply = { now }
 for i = 1, #KEYS do
   local a = 4 + 5 * (i - 1)
   local sliding, window, start = ARGV[a] == 'sw', tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
-  local state = redis.call('HMGET', KEYS[i], 't', 's', 'n', 'p', field)
+  local state = redis.call('HMGET', KEYS[i], 'v', field)
+  local latest, block, s, n, p, e = now, 0, false, 0, 0, 0
+  if state[1] then latest, block, s, n, p, e = struct.unpack('<dddddd', state[1]) end
   -- The key's time never runs backwards, and never stays behind a window an instance counted in.
-  local at = max(now, tonumber(state[1]) or now, start)
-  local s, n, p = tonumber(state[2]), tonumber(state[3]) or 0, tonumber(state[4]) or 0
+  local at = max(now, latest, start)
   local current = at - at % window
   if not s then
-    s, n, p = current, 0, 0
+    s = current
   elseif current > s then
     if sliding and current - window == s then p = n else p = 0 end
     s, n = current, 0
   end
-  if sequence > (tonumber(state[5]) or 0) then
+  if sequence > (tonumber(state[2]) or 0) then
     local added, added_before = tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4])
     if start == s then
       n = n + added
@@ -46,9 +47,13 @@ for i = 1, #KEYS do
       p = p + added
     end
   end
-  redis.call('HSET', KEYS[i], 't', at, 's', s, 'n', n, 'p', p, field, sequence)
-  -- As decide.lua: a fixed window matters until its end, a sliding one until the end of the next.
-  redis.call('PEXPIRE', KEYS[i], s + (sliding and 2 or 1) * window - at)
+  -- As decide.lua: a fixed window matters until its end, a sliding one until the end of the
+  -- next; the expiry only ever moves later.
+  local expires = s + (sliding and 2 or 1) * window
+  local later = expires > e
+  if later then e = expires end
+  redis.call('HSET', KEYS[i], 'v', struct.pack('<dddddd', at, block, s, n, p, e), field, sequence)
+  if later then redis.call('PEXPIRE', KEYS[i], expires - at) end
   reply[#reply + 1] = s
   reply[#reply + 1] = n
   reply[#reply + 1] = p

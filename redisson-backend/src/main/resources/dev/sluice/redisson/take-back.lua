@@ -16,32 +16,28 @@ local cost = tonumber(ARGV[2])
 local count = (#ARGV - 5) / 5
 local logs = 0
 
-local function give_back(key, field, amount)
-  local value = tonumber(redis.call('HGET', key, field))
-  if value then
-    redis.call('HSET', key, field, math.max(0, value - amount))
-  end
-end
-
 for i = 1, count do
   local a = 6 + 5 * (i - 1)
-  local key, algorithm, limit, window = KEYS[i], ARGV[a], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
-  local start = now - now % window
-  if algorithm == 'fw' then
-    if tonumber(redis.call('HGET', key, 's')) == start then give_back(key, 'n', cost) end
-  elseif algorithm == 'sw' then
-    local s = tonumber(redis.call('HGET', key, 's'))
-    if s == start then
-      give_back(key, 'n', cost)
-    elseif s == start + window then
-      give_back(key, 'p', cost)
-    end
-  elseif algorithm == 'sl' then
+  local algorithm, limit, window = ARGV[a], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
+  local removed = false
+  if algorithm == 'sl' then
     logs = logs + 1
-    if redis.call('ZREM', KEYS[count + logs], ARGV[3] .. ':' .. cost) == 1 then give_back(key, 'n', cost) end
-  elseif algorithm == 'tb' then
-    local refilled_since = (tonumber(redis.call('HGET', key, 't')) or now) - now
-    give_back(key, 'n', math.max(0, cost * window - refilled_since * limit))
+    removed = redis.call('ZREM', KEYS[count + logs], ARGV[3] .. ':' .. cost) == 1
+  end
+  local state = redis.call('HGET', KEYS[i], 'v')
+  if state then
+    local latest, block, s, n, p, e = struct.unpack('<dddddd', state)
+    local start = now - now % window
+    if algorithm == 'fw' then
+      if s == start then n = n - cost end
+    elseif algorithm == 'sw' then
+      if s == start then n = n - cost elseif s == start + window then p = p - cost end
+    elseif algorithm == 'sl' then
+      if removed then n = n - cost end
+    else
+      n = n - math.max(0, cost * window - (latest - now) * limit)
+    end
+    redis.call('HSET', KEYS[i], 'v', struct.pack('<dddddd', latest, block, s, math.max(0, n), math.max(0, p), e))
   end
 end
 return 1

@@ -83,8 +83,7 @@ class LocalSyncRateLimitStoreTest {
 
     private long stored(Tier tier, String field) {
         String code = tier.algorithm() == FIXED_WINDOW ? "fw" : "sw";
-        String count = server.cli("HGET", "sluice:{" + key + "}:" + code + tier.windowMillis(), field);
-        return count.isEmpty() ? 0 : Long.parseLong(count);
+        return server.tierState("sluice:{" + key + "}:" + code + tier.windowMillis(), field);
     }
 
     @ParameterizedTest

@@ -74,8 +74,12 @@ class RedissonRateLimitStoreTest {
         return RedissonRateLimitStore.builder(client).clock(clock).timeout(RedisClients.PATIENT).build();
     }
 
-    private long ttl(String key) {
-        return client.getKeys().remainTimeToLive(key);
+    /**
+     * The key expires once its state no longer matters, {@code needed} ms from now, rounded up to
+     * the next 1,024 ms; a second is left for the test's own calls.
+     */
+    private void assertExpiresAfter(String key, long needed) {
+        assertThat(client.getKeys().remainTimeToLive(key)).as("TTL of %s", key).isBetween(needed - 1_000, needed + 1_024);
     }
 
     @Test
@@ -95,12 +99,13 @@ class RedissonRateLimitStoreTest {
                 "sluice:{otp:10.0.0.1}:sl10000",
                 "sluice:{otp:10.0.0.1}:sl10000:log",
                 "sluice:{otp:10.0.0.1}:tb10000");
-        // Each TTL is what the state still needs: the window's end, the newest entry, the refill.
-        assertThat(ttl("sluice:{otp:10.0.0.1}:fw60000")).isBetween(29_000L, 30_000L);
-        assertThat(ttl("sluice:{otp:10.0.0.1}:sw60000")).isBetween(89_000L, 90_000L);
-        assertThat(ttl("sluice:{otp:10.0.0.1}:sl10000")).isBetween(9_000L, 10_000L);
-        assertThat(ttl("sluice:{otp:10.0.0.1}:sl10000:log")).isBetween(9_000L, 10_000L);
-        assertThat(ttl("sluice:{otp:10.0.0.1}:tb10000")).isBetween(3_000L, 4_000L);
+        // Each TTL is what the state still needs: the window's end, the newest entry, the refill,
+        // rounded up to the next 1,024 ms of the key's time.
+        assertExpiresAfter("sluice:{otp:10.0.0.1}:fw60000", 30_000);
+        assertExpiresAfter("sluice:{otp:10.0.0.1}:sw60000", 90_000);
+        assertExpiresAfter("sluice:{otp:10.0.0.1}:sl10000", 10_000);
+        assertExpiresAfter("sluice:{otp:10.0.0.1}:sl10000:log", 10_000);
+        assertExpiresAfter("sluice:{otp:10.0.0.1}:tb10000", 4_000);
     }
 
     @Test
@@ -112,11 +117,29 @@ class RedissonRateLimitStoreTest {
         store.tryAcquire("otp:10.0.0.1", tiers, 1);
         store.tryAcquire("otp:10.0.0.1", tiers, 1);
 
-        assertThat(ttl("sluice:{otp:10.0.0.1}:fw60000")).isBetween(ofMinutes(15).toMillis() - 1_000, ofMinutes(15).toMillis());
-        assertThat(ttl("sluice:{otp:10.0.0.1}:tb10000")).isBetween(ofMinutes(15).toMillis() - 1_000, ofMinutes(15).toMillis());
+        assertExpiresAfter("sluice:{otp:10.0.0.1}:fw60000", ofMinutes(15).toMillis());
+        assertExpiresAfter("sluice:{otp:10.0.0.1}:tb10000", ofMinutes(15).toMillis());
         clock.advance(ofMinutes(10));
         assertThat(store.tryAcquire("otp:10.0.0.1", List.of(tiers.get(1)), 1).allowed())
                 .as("the block holds for a call that brings another tier only").isFalse();
+    }
+
+    @Test
+    void aBusyKeyMovesItsExpiryAboutOnceASecond() {
+        RedissonRateLimitStore store = clientClockStore();
+        List<Tier> bucket = List.of(Tier.of(1_000, ofSeconds(1), TOKEN_BUCKET));
+        server.cli("CONFIG", "RESETSTAT");
+
+        // Every call moves the bucket's end 10 ms later; Redis hears of it about once a second.
+        for (int i = 0; i < 100; i++) {
+            store.tryAcquire("busy", bucket, 1);
+            clock.advance(Duration.ofMillis(10));
+        }
+
+        Map<String, String> stats = client.getRedisNodes(RedisNodes.SINGLE).getInstance()
+                .info(RedisNode.InfoSection.COMMANDSTATS);
+        long expiries = Long.parseLong(stats.get("cmdstat_pexpire").replaceAll("^calls=(\\d+),.*", "$1"));
+        assertThat(expiries).as("PEXPIRE calls in 100 decisions over 1 s").isBetween(1L, 3L);
     }
 
     @Test
@@ -279,10 +302,11 @@ class RedissonRateLimitStoreTest {
         Decision rejected = store.tryAcquire("k", List.of(perDay), 1);
         long after = serverMillis();
 
-        // The window is the server's UTC day, and the key lives until it ends.
+        // The window is the server's UTC day, and the key lives until it ends (rounded up to 1,024 ms).
         long dayEnd = (after / 86_400_000L + 1) * 86_400_000L;
         assertThat(rejected.retryAfter().toMillis()).isBetween(dayEnd - after, dayEnd - before);
-        assertThat(ttl("sluice:{k}:fw86400000")).isBetween(dayEnd - after - 1_000, dayEnd - before);
+        assertThat(client.getKeys().remainTimeToLive("sluice:{k}:fw86400000"))
+                .isBetween(dayEnd - after - 1_000, dayEnd - before + 1_024);
     }
 
     @Test

@@ -48,7 +48,7 @@ class ScriptPipelineTest {
 
                 assertThat(remaining).as("each decision its own answer").doesNotHaveDuplicates()
                         .allSatisfy(left -> assertThat(left).isBetween(36L, 99L));
-                assertThat(server.cli("HGET", "sluice:{shared}:fw600000", "n")).isEqualTo("64");
+                assertThat(server.tierState("sluice:{shared}:fw600000", "n")).isEqualTo(64);
                 // Sent one by one, 64 decisions take about 64 reads of the server (besides the three
                 // commands of this test); together, a handful.
                 assertThat(reads).as("reads by the server for 64 decisions").isLessThanOrEqualTo(10);

@@ -146,6 +146,23 @@ public final class RedisServer implements AutoCloseable {
         return output;
     }
 
+    /**
+     * One figure of a tier's state as the store's scripts keep it, packed in the field {@code v}
+     * of the tier's hash.
+     *
+     * @param key   the tier's Redis key
+     * @param field {@code t} (the key's time), {@code b} (the end of its block), {@code s},
+     *              {@code n} or {@code p} (the counters), or {@code e} (when the hash expires)
+     * @return the figure, or 0 when the key holds no state
+     */
+    public long tierState(String key, String field) {
+        return Long.parseLong(cli("EVAL", """
+                local v = redis.call('HGET', KEYS[1], 'v')
+                if not v then return 0 end
+                local t, b, s, n, p, e = struct.unpack('<dddddd', v)
+                return ({ t = t, b = b, s = s, n = n, p = p, e = e })[ARGV[1]]""", "1", key, field));
+    }
+
     private String tryCli(String... arguments) {
         List<String> command = new ArrayList<>(List.of(executable("redis-cli"), "-p", String.valueOf(port)));
         command.addAll(List.of(arguments));

@@ -63,7 +63,7 @@ for i = 1, count do
   end
   if t.algorithm == 'sl' then
     logs = logs + 1
-    t.log, t.newest = KEYS[count + logs], false
+    t.log, t.newest, t.added = KEYS[count + logs], false, false
   end
   tiers[i] = t
 end
@@ -89,7 +89,7 @@ for i = 1, count do
     end
   else
     local refill = (now - (t.at or now)) * t.limit
-    if refill >= t.n then t.n = 0 elseif refill > 0 then t.n = t.n - refill end
+    if refill >= t.n then t.n = 0 else t.n = t.n - refill end
   end
 end
 
@@ -117,7 +117,7 @@ local function take(t, now, cost)
     if counted > t.n then t.n = counted end
   elseif algorithm == 'sl' then
     redis.call('ZADD', t.log, now, ARGV[3] .. ':' .. cost)
-    t.newest = now
+    t.newest, t.added = now, true
     t.n = t.n + cost
     while t.n > t.limit do
       local oldest = redis.call('ZPOPMIN', t.log)
@@ -273,10 +273,9 @@ for i = 1, count do
     local later = expires > t.e
     if later then t.e = expires end
     redis.call('HSET', KEYS[i], 'v', struct.pack('<dddddd', now, blocked_until, t.s or 0, t.n, t.p, t.e))
-    if later then
-      redis.call('PEXPIRE', KEYS[i], expires - now)
-      if t.log then redis.call('PEXPIRE', t.log, expires - now) end
-    end
+    if later then redis.call('PEXPIRE', KEYS[i], expires - now) end
+    -- Redis deletes a log its last entry left, and an entry added makes it again, without expiry.
+    if t.log and (later or t.added) then redis.call('PEXPIRE', t.log, t.e - now) end
   end
 end
 return result

@@ -71,6 +71,10 @@ class RedissonRateLimitStoreTest {
     }
 
     private RedissonRateLimitStore clientClockStore() {
+        return clientClockStore(clock);
+    }
+
+    private RedissonRateLimitStore clientClockStore(MutableClock clock) {
         return RedissonRateLimitStore.builder(client).clock(clock).timeout(RedisClients.PATIENT).build();
     }
 
@@ -126,20 +130,36 @@ class RedissonRateLimitStoreTest {
 
     @Test
     void aBusyKeyMovesItsExpiryAboutOnceASecond() {
-        RedissonRateLimitStore store = clientClockStore();
+        MutableClock ownClock = new MutableClock(clock.instant());
+        RedissonRateLimitStore store = clientClockStore(ownClock);
         List<Tier> bucket = List.of(Tier.of(1_000, ofSeconds(1), TOKEN_BUCKET));
         server.cli("CONFIG", "RESETSTAT");
 
         // Every call moves the bucket's end 10 ms later; Redis hears of it about once a second.
         for (int i = 0; i < 100; i++) {
             store.tryAcquire("busy", bucket, 1);
-            clock.advance(Duration.ofMillis(10));
+            ownClock.advance(Duration.ofMillis(10));
         }
 
         Map<String, String> stats = client.getRedisNodes(RedisNodes.SINGLE).getInstance()
                 .info(RedisNode.InfoSection.COMMANDSTATS);
         long expiries = Long.parseLong(stats.get("cmdstat_pexpire").replaceAll("^calls=(\\d+),.*", "$1"));
         assertThat(expiries).as("PEXPIRE calls in 100 decisions over 1 s").isBetween(1L, 3L);
+    }
+
+    @Test
+    void aLogMadeAgainAfterItsEntriesLeftExpiresWithItsState() {
+        // Both calls' ends fall within one 1,024 ms step, so the state's expiry stays where it is.
+        MutableClock stepClock = new MutableClock(Instant.ofEpochMilli((clock.millis() / 1_024 + 1) * 1_024));
+        RedissonRateLimitStore store = clientClockStore(stepClock);
+        List<Tier> log = List.of(Tier.of(2, Duration.ofMillis(500), SLIDING_LOG));
+        store.tryAcquire("k", log, 1);
+        stepClock.advance(Duration.ofMillis(510));
+
+        // The entry has left the window: Redis deletes the emptied log, and this call makes it again.
+        store.tryAcquire("k", log, 1);
+
+        assertThat(client.getKeys().remainTimeToLive("sluice:{k}:sl500:log")).as("TTL of the log, in ms").isPositive();
     }
 
     @Test

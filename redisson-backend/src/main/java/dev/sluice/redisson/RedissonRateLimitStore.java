@@ -36,7 +36,6 @@ import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.api.options.OptionalOptions;
 import org.redisson.client.RedisNoScriptException;
-import org.redisson.client.codec.StringCodec;
 
 /**
  * The Redis store: every decision is one {@code EVALSHA} of a Lua script that decides all tiers
@@ -111,7 +110,7 @@ public final class RedissonRateLimitStore implements CountSyncStore {
     private RedissonRateLimitStore(Builder builder) {
         // One attempt per decision, whatever the client's retry settings: a retried script runs twice. Redisson
         // waits for a late reply long after the caller gave up, so that what it counted can be taken back.
-        this.scripts = builder.client.getScript(OptionalOptions.defaults().codec(StringCodec.INSTANCE)
+        this.scripts = builder.client.getScript(OptionalOptions.defaults().codec(DecisionCodec.INSTANCE)
                 .timeout(RedisCalls.LATE_REPLIES).retryAttempts(0));
         this.pipeline = new ScriptPipeline(builder.client, scripts, SCRIPT_SHA, RedisCalls.LATE_REPLIES, builder.timeout);
         this.redisKeys = builder.client.getKeys();
@@ -168,12 +167,12 @@ public final class RedissonRateLimitStore implements CountSyncStore {
     }
 
     /** Runs the script for a call and waits, within the timeout, for what {@code answer} reads from its reply. */
-    private <T> T decide(Call call, Function<List<Object>, T> answer) {
+    private <T> T decide(Call call, Function<byte[], T> answer) {
         return redis.callAndWait(call.keys, () -> send(call), reply -> takeBack(call, reply), answer);
     }
 
     /** {@link #decide} without blocking; a request {@code call} refuses fails the stage. */
-    private <T> CompletionStage<T> decideAsync(Supplier<Call> call, Function<List<Object>, T> answer) {
+    private <T> CompletionStage<T> decideAsync(Supplier<Call> call, Function<byte[], T> answer) {
         Call checked;
         try {
             checked = call.get();
@@ -285,8 +284,8 @@ public final class RedissonRateLimitStore implements CountSyncStore {
         return Optional.of(breaker);
     }
 
-    /** Runs the script for a call: the reply, as Redis sent it. */
-    CompletableFuture<List<Object>> send(Call call) {
+    /** Runs the script for a call: the reply's bytes, as Redis sent them, which {@link DecisionCodec#figure} reads. */
+    CompletableFuture<byte[]> send(Call call) {
         return pipeline.send(call).exceptionallyCompose(failure -> RedisCalls.unwrap(failure) instanceof RedisNoScriptException
                 // The script did not run: load it where the key lives and send the call again.
                 ? scripts.scriptLoadAsync(call.slotKey(), SCRIPT).toCompletableFuture().thenCompose(sha -> pipeline.send(call))
@@ -298,12 +297,12 @@ public final class RedissonRateLimitStore implements CountSyncStore {
      * counts exactly the admissions callers received. Should this fail too, the call stays
      * counted: the strict side.
      */
-    CompletableFuture<?> takeBack(Call call, List<Object> reply) {
-        if ((Long) reply.get(0) != 1) {
+    CompletableFuture<?> takeBack(Call call, byte[] reply) {
+        if (DecisionCodec.figure(reply, 0) != 1) {
             return CompletableFuture.completedFuture(null);
         }
         Object[] arguments = call.arguments.clone();
-        arguments[0] = reply.get(6);
+        arguments[0] = DecisionCodec.figure(reply, 6);
         return scripts.evalAsync(call.slotKey(), RScript.Mode.READ_WRITE, TAKE_BACK_SCRIPT, RScript.ReturnType.LONG,
                 call.keys, arguments).toCompletableFuture();
     }
@@ -322,31 +321,34 @@ public final class RedissonRateLimitStore implements CountSyncStore {
         Object[] arguments = new Object[5 + 5 * tiers.size()];
         arguments[0] = clock == null ? "" : clock.millis();
         arguments[1] = cost;
-        arguments[2] = instanceId + ':' + calls.incrementAndGet();
         long deadline = serverClock.deadline(timeoutMillis);
         arguments[3] = deadline == ServerClock.NO_DEADLINE ? "" : deadline;
         arguments[4] = maxWaitMillis;
         int i = 5;
+        boolean logged = false;
         for (Tier tier : tiers) {
             arguments[i++] = code(tier);
             arguments[i++] = tier.limit();
             arguments[i++] = tier.windowMillis();
             arguments[i++] = tier.countRejected() ? 1 : 0;
             arguments[i++] = tier.blockFor().toMillis();
+            logged |= tier.algorithm() == Algorithm.SLIDING_LOG;
         }
+        // Only a sliding log's entries are named by the call.
+        arguments[2] = logged ? instanceId + ':' + calls.incrementAndGet() : "";
         return new Call(keys, arguments);
     }
 
     /** The Redis keys of a store key: each tier's state, then the log of each {@code SLIDING_LOG} tier. */
     private List<Object> keys(String key, List<Tier> tiers) {
-        String base = keyPrefix + ":{" + hashTag(key, keyHasher) + "}:";
+        String tag = hashTag(key, keyHasher);
         List<Object> keys = new ArrayList<>(tiers.size() + 1);
         for (Tier tier : tiers) {
-            keys.add(base + code(tier) + tier.windowMillis());
+            keys.add(keyPrefix + ":{" + tag + "}:" + code(tier) + tier.windowMillis());
         }
-        for (Tier tier : tiers) {
-            if (tier.algorithm() == Algorithm.SLIDING_LOG) {
-                keys.add(base + code(tier) + tier.windowMillis() + ":log");
+        for (int i = 0; i < tiers.size(); i++) {
+            if (tiers.get(i).algorithm() == Algorithm.SLIDING_LOG) {
+                keys.add(keys.get(i) + ":log");
             }
         }
         return keys;
@@ -388,21 +390,21 @@ public final class RedissonRateLimitStore implements CountSyncStore {
         };
     }
 
-    private Reservation reservation(List<Object> reply) {
-        return new Reservation(decision(reply), Duration.ofMillis((Long) reply.get(8)));
+    private Reservation reservation(byte[] reply) {
+        return new Reservation(decision(reply), Duration.ofMillis(DecisionCodec.figure(reply, 8)));
     }
 
-    private Decision decision(List<Object> reply) {
-        long allowed = (Long) reply.get(0);
+    private Decision decision(byte[] reply) {
+        long allowed = DecisionCodec.figure(reply, 0);
         if (allowed == -1) {
-            serverClock.sample((Long) reply.get(1));
+            serverClock.sample(DecisionCodec.figure(reply, 1));
             throw new StoreUnavailableException("Redis reached the call after its deadline (" + timeoutMillis
                     + " ms after it was sent) and did not count it", RedisCalls.RETRY_AFTER);
         }
-        serverClock.sample((Long) reply.get(5));
-        return new Decision(allowed == 1, (Long) reply.get(1), (Long) reply.get(2),
-                Duration.ofMillis((Long) reply.get(3)), Duration.ofMillis((Long) reply.get(4)),
-                Duration.ofMillis((Long) reply.get(7)));
+        serverClock.sample(DecisionCodec.figure(reply, 5));
+        return new Decision(allowed == 1, DecisionCodec.figure(reply, 1), DecisionCodec.figure(reply, 2),
+                Duration.ofMillis(DecisionCodec.figure(reply, 3)), Duration.ofMillis(DecisionCodec.figure(reply, 4)),
+                Duration.ofMillis(DecisionCodec.figure(reply, 7)));
     }
 
     private static String script(String name) {

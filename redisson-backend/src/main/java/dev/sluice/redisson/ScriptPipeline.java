@@ -14,7 +14,6 @@ import org.redisson.api.RBatch;
 import org.redisson.api.RScript;
 import org.redisson.api.RScriptAsync;
 import org.redisson.api.RedissonClient;
-import org.redisson.client.codec.StringCodec;
 
 /**
  * Sends the script calls of concurrent decisions together. At most two sends are in flight;
@@ -41,7 +40,8 @@ final class ScriptPipeline {
 
     /**
      * @param client          the client to send with
-     * @param script          the client's scripts, with one attempt per call and the given response timeout
+     * @param script          the client's scripts, with {@link DecisionCodec}, one attempt per call and the given
+     *                        response timeout
      * @param sha             the SHA-1 of the script every call runs
      * @param responseTimeout how long Redisson waits for a reply, as for {@code script}
      * @param sendTimeout     how long a send counts as in flight at most: the store's timeout, after
@@ -58,8 +58,8 @@ final class ScriptPipeline {
         this.sendTimeoutMillis = sendTimeout.toMillis();
     }
 
-    /** Runs the script for a call: the reply, as Redis sent it. */
-    CompletableFuture<List<Object>> send(Call call) {
+    /** Runs the script for a call: the reply's bytes, as Redis sent them. */
+    CompletableFuture<byte[]> send(Call call) {
         Pending pending = new Pending(call, new CompletableFuture<>());
         queue.add(pending);
         drain();
@@ -99,18 +99,18 @@ final class ScriptPipeline {
 
     private CompletableFuture<?> sendAlone(Pending pending) {
         Call call = pending.call;
-        CompletableFuture<List<Object>> reply = script.<List<Object>>evalShaAsync(call.slotKey(),
-                RScript.Mode.READ_WRITE, sha, RScript.ReturnType.LIST, call.keys(), call.arguments()).toCompletableFuture();
+        CompletableFuture<byte[]> reply = script.<byte[]>evalShaAsync(call.slotKey(),
+                RScript.Mode.READ_WRITE, sha, RScript.ReturnType.VALUE, call.keys(), call.arguments()).toCompletableFuture();
         reply.whenComplete(pending::complete);
         return reply;
     }
 
     private CompletableFuture<?> sendTogether(List<Pending> batch) {
         RBatch pipeline = client.createBatch(batchOptions);
-        RScriptAsync scripts = pipeline.getScript(StringCodec.INSTANCE);
+        RScriptAsync scripts = pipeline.getScript(DecisionCodec.INSTANCE);
         for (Pending pending : batch) {
             Call call = pending.call;
-            scripts.<List<Object>>evalShaAsync(call.slotKey(), RScript.Mode.READ_WRITE, sha, RScript.ReturnType.LIST,
+            scripts.<byte[]>evalShaAsync(call.slotKey(), RScript.Mode.READ_WRITE, sha, RScript.ReturnType.VALUE,
                     call.keys(), call.arguments()).whenComplete(pending::complete);
         }
         CompletableFuture<?> executed = pipeline.executeAsync().toCompletableFuture();
@@ -124,9 +124,9 @@ final class ScriptPipeline {
     }
 
     /** A call waiting for its reply. */
-    private record Pending(Call call, CompletableFuture<List<Object>> reply) {
+    private record Pending(Call call, CompletableFuture<byte[]> reply) {
 
-        void complete(List<Object> result, Throwable failure) {
+        void complete(byte[] result, Throwable failure) {
             if (failure != null) {
                 reply.completeExceptionally(failure);
             } else {

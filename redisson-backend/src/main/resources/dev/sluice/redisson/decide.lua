@@ -9,7 +9,7 @@
 -- KEYS[n + j]  for the j-th SLIDING_LOG tier among the n tiers: its log, a sorted set
 -- ARGV[1]      now in epoch ms, or '' to use the server's TIME
 -- ARGV[2]      cost
--- ARGV[3]      an id unique to this call, for SLIDING_LOG members
+-- ARGV[3]      an id unique to this call, which names its SLIDING_LOG entries ('' without such tiers)
 -- ARGV[4]      the server's TIME in epoch ms after which the call is no longer decided, or '' for
 --              no deadline: a call that reaches the server late (it waited behind a paused or
 --              stalled server, and its caller has given up) must not be counted
@@ -17,10 +17,11 @@
 --              reserved when every tier is a token bucket and it fits within that (0: never)
 -- ARGV[6 + 5 * (i - 1) ...]  tier i: algorithm (fw, sw, sl, tb), limit, window ms,
 --              countRejected (1 or 0), blockFor ms
--- Returns {allowed (1 or 0), limit, remaining, resetAfter ms, retryAfter ms, server TIME ms,
--- the time the call was decided at (for take-back.lua), the binding tier's window ms, the ms
--- until a reserved permit is due (0 when due now)}, or {-1, server TIME ms} when the deadline
--- had passed and nothing was done.
+-- Returns, packed as little-endian doubles (struct '<ddddddddd'), which the client reads without
+-- parsing a number: allowed (1 or 0), limit, remaining, resetAfter ms, retryAfter ms, server
+-- TIME ms, the time the call was decided at (for take-back.lua), the binding tier's window ms,
+-- the ms until a reserved permit is due (0 when due now); or only -1 and the server's TIME ms
+-- ('<dd') when the deadline had passed and nothing was done.
 --
 -- Written for the server's cost, most of which is calls: into Redis, and into functions. Per
 -- tier an HGET and an HSET of one packed field (reading and writing decimal strings cost more
@@ -34,7 +35,7 @@ local time = redis.call('TIME')
 local server_now = time[1] * 1000 + math.floor(time[2] / 1000)
 local deadline = tonumber(ARGV[4])
 if deadline and server_now > deadline then
-  return { -1, server_now }
+  return struct.pack('<dd', -1, server_now)
 end
 local cost = tonumber(ARGV[2])
 local max_wait = tonumber(ARGV[5])
@@ -233,7 +234,8 @@ if fits or delay > 0 then
     if fits then take(t, now, cost) else t.n = t.n + cost * t.window end
   end
   local t = tightest(tiers, now)
-  result = { 1, t.limit, remaining(t, now), reset(t, now), 0, server_now, now, t.window, fits and 0 or delay }
+  result = struct.pack('<ddddddddd', 1, t.limit, remaining(t, now), reset(t, now), 0, server_now, now, t.window,
+                       fits and 0 or delay)
 else
   local block = 0
   for i = 1, count do
@@ -253,8 +255,8 @@ else
   local block_left = math.max(0, blocked_until - now)
   local left = remaining(binding, now)
   if block_left > 0 then left = 0 end
-  result = { 0, binding.limit, left, math.max(block_left, reset(binding, now)), math.max(block_left, longest),
-             server_now, now, binding.window, 0 }
+  result = struct.pack('<ddddddddd', 0, binding.limit, left, math.max(block_left, reset(binding, now)),
+                       math.max(block_left, longest), server_now, now, binding.window, 0)
 end
 
 -- Every tier keeps the key's time and block, and lives as long as its own state or the block;

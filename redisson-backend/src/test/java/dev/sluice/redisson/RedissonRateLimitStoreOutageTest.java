@@ -131,10 +131,11 @@ class RedissonRateLimitStoreOutageTest {
         long serverNow = server.time().toEpochMilli();
         late.arguments()[3] = serverNow - 1;
 
-        List<Object> reply = store.send(late).join();
+        byte[] reply = store.send(late).join();
 
-        assertThat(reply.get(0)).isEqualTo(-1L);
-        assertThat((Long) reply.get(1)).as("the server's time").isBetween(serverNow, serverNow + 10_000);
+        assertThat(reply).as("two figures").hasSize(2 * Double.BYTES);
+        assertThat(DecisionCodec.figure(reply, 0)).isEqualTo(-1);
+        assertThat(DecisionCodec.figure(reply, 1)).as("the server's time").isBetween(serverNow, serverNow + 10_000);
         assertThat(stored("k")).isZero();
     }
 
@@ -166,8 +167,8 @@ class RedissonRateLimitStoreOutageTest {
         assertThat(store.tryAcquire("k", tiers, 2).allowed()).isTrue();
 
         Call unreceived = store.call("k", tiers, 3, 0);
-        List<Object> reply = store.send(unreceived).join();
-        assertThat(reply.get(0)).as("admitted").isEqualTo(1L);
+        byte[] reply = store.send(unreceived).join();
+        assertThat(DecisionCodec.figure(reply, 0)).as("admitted").isEqualTo(1);
         store.takeBack(unreceived, reply).join();
 
         assertThat(store.tryAcquire("k", tiers, 3).allowed()).as("the 3 permits are back").isTrue();
@@ -181,7 +182,7 @@ class RedissonRateLimitStoreOutageTest {
                 .timeout(RedisClients.PATIENT).build();
         List<Tier> bucket = List.of(Tier.of(5, ofMinutes(1), Algorithm.TOKEN_BUCKET));
         Call unreceived = store.call("k", bucket, 2, 0);
-        List<Object> reply = store.send(unreceived).join();
+        byte[] reply = store.send(unreceived).join();
         // Half a token refills in 6 s; the call after it would have found the bucket full all the same.
         clock.advance(ofSeconds(6));
         assertThat(store.tryAcquire("k", bucket, 1).allowed()).isTrue();

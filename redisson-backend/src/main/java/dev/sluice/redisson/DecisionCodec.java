@@ -1,0 +1,42 @@
+package dev.sluice.redisson;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import org.redisson.client.codec.ByteArrayCodec;
+import org.redisson.client.codec.StringCodec;
+import org.redisson.client.protocol.Decoder;
+
+/**
+ * How decisions travel: arguments as {@link StringCodec} writes them, and the reply of
+ * {@code decide.lua}, figures packed as little-endian doubles, as its bytes. Redisson would read
+ * a reply of integers into a list, making a string and a {@code Long} of every figure; the
+ * packed reply is one array, read in place. Every figure is a whole number below 2^53, so each
+ * double holds it exactly.
+ */
+final class DecisionCodec extends StringCodec {
+
+    static final DecisionCodec INSTANCE = new DecisionCodec();
+
+    private static final VarHandle DOUBLES = MethodHandles.byteArrayViewVarHandle(double[].class,
+            ByteOrder.LITTLE_ENDIAN);
+
+    private DecisionCodec() {
+    }
+
+    @Override
+    public Decoder<Object> getValueDecoder() {
+        return ByteArrayCodec.INSTANCE.getValueDecoder();
+    }
+
+    /**
+     * One figure of a reply.
+     *
+     * @param reply the reply's bytes
+     * @param index the figure's position, from 0
+     * @return the figure
+     */
+    static long figure(byte[] reply, int index) {
+        return (long) (double) DOUBLES.get(reply, index * Double.BYTES);
+    }
+}

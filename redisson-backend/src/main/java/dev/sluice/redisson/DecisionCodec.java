@@ -12,7 +12,8 @@ import org.redisson.client.protocol.Decoder;
  * {@code decide.lua}, figures packed as little-endian doubles, as its bytes. Redisson would read
  * a reply of integers into a list, making a string and a {@code Long} of every figure; the
  * packed reply is one array, read in place. Every figure is a whole number below 2^53, so each
- * double holds it exactly.
+ * double holds it exactly. The store's other scripts reply with integers, which Redisson reads
+ * whatever the codec.
  */
 final class DecisionCodec extends StringCodec {
 

@@ -2,8 +2,10 @@ package dev.sluice.redisson;
 
 import static dev.sluice.annotation.Algorithm.TOKEN_BUCKET;
 import static java.time.Duration.ofHours;
+import static java.time.Duration.ofMillis;
 import static java.time.Duration.ofMinutes;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.Tier;
 import dev.sluice.redisson.testing.RedisClients;
@@ -19,7 +21,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.redisson.api.RedissonClient;
 
-/** How Bucket4j buckets follow changing tiers. */
+/** How Bucket4j buckets follow changing tiers, and which tiers they can hold. */
 @ExtendWith(RedisExtension.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class Bucket4jRedissonStoreTest {
@@ -47,6 +49,17 @@ class Bucket4jRedissonStoreTest {
                 .isEqualTo(18);
         assertThat(store.tryAcquireAsync("raised", List.of(Tier.of(30, ofMinutes(1), TOKEN_BUCKET)), 1)
                 .toCompletableFuture().join().remaining()).isEqualTo(27);
+    }
+
+    @Test
+    void aTierRefillingFasterThanATokenANanosecondIsRefusedByName() {
+        Tier fastest = Tier.of(1_000_000, ofMillis(1), TOKEN_BUCKET);
+        Tier tooFast = Tier.of(1_000_001, ofMillis(1), TOKEN_BUCKET);
+
+        assertThat(store.supports(fastest)).isTrue();
+        assertThat(store.supports(tooFast)).isFalse();
+        assertThatThrownBy(() -> store.tryAcquire("too-fast", List.of(tooFast), 1))
+                .isInstanceOf(UnsupportedOperationException.class).hasMessageContaining(tooFast.toString());
     }
 
     @Test

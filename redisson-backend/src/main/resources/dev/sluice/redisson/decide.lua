@@ -117,14 +117,16 @@ local function take(t, now, cost)
     if counted > most then counted = most end
     if counted > t.n then t.n = counted end
   elseif algorithm == 'sl' then
-    redis.call('ZADD', t.log, now, ARGV[3] .. ':' .. cost)
+    -- '%d', not '..': Lua writes a number of 15 digits or more in exponent form.
+    redis.call('ZADD', t.log, now, string.format('%s:%d', ARGV[3], cost))
     t.newest, t.added = now, true
     t.n = t.n + cost
     while t.n > t.limit do
       local oldest = redis.call('ZPOPMIN', t.log)
       local permits, excess = tonumber(string.match(oldest[1], ':(%d+)$')), t.n - t.limit
       if permits > excess then
-        redis.call('ZADD', t.log, oldest[2], string.match(oldest[1], '^(.*):%d+$') .. ':' .. (permits - excess))
+        redis.call('ZADD', t.log, oldest[2], string.format('%s:%d', string.match(oldest[1], '^(.*):%d+$'),
+                                                          permits - excess))
         t.n = t.limit
       else
         t.n = t.n - permits

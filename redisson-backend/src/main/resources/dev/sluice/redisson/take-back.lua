@@ -22,7 +22,7 @@ for i = 1, count do
   local removed = false
   if algorithm == 'sl' then
     logs = logs + 1
-    removed = redis.call('ZREM', KEYS[count + logs], ARGV[3] .. ':' .. cost) == 1
+    removed = redis.call('ZREM', KEYS[count + logs], string.format('%s:%d', ARGV[3], cost)) == 1
   end
   local state = redis.call('HGET', KEYS[i], 'v')
   if state then

@@ -867,6 +867,19 @@ public abstract class RateLimitStoreContract {
 
         @ParameterizedTest
         @EnumSource(Algorithm.class)
+        void theLargestFiguresATierMayHaveAreExact(Algorithm algorithm) {
+            // limit × window at its bound, 2^52 permits in a millisecond: every figure kept and reported stays exact.
+            Tier tier = Tier.of(Tier.MAX_LIMIT_TIMES_WINDOW_MILLIS, ofMillis(1), algorithm);
+            assumeSupported(tier);
+
+            assertThat(acquire(tier.limit() - 1, tier)).extracting(Decision::allowed, Decision::remaining)
+                    .containsExactly(true, 1L);
+            assertThat(acquire(2, tier)).extracting(Decision::allowed, Decision::remaining).containsExactly(false, 1L);
+            assertThat(acquire(1, tier)).extracting(Decision::allowed, Decision::remaining).containsExactly(true, 0L);
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
         void countedRejectionsCountAtMostOneMoreWindowsWorth(Algorithm algorithm) {
             Tier tier = Tier.of(1_000, ofMinutes(1), algorithm).withCountRejected();
             assumeSupported(tier);

@@ -880,6 +880,21 @@ public abstract class RateLimitStoreContract {
 
         @ParameterizedTest
         @EnumSource(Algorithm.class)
+        void theLongestWindowAndBlockATierMayHaveWork(Algorithm algorithm) {
+            Duration longest = ofMillis(Tier.MAX_LIMIT_TIMES_WINDOW_MILLIS);
+            Tier tier = Tier.of(1, longest, algorithm).withBlockFor(longest);
+            assumeSupported(tier);
+
+            assertThat(acquire(tier).allowed()).isTrue();
+            Decision rejected = acquire(tier);
+            assertThat(rejected.allowed()).isFalse();
+            assertThat(rejected.retryAfter()).isGreaterThanOrEqualTo(longest.minusDays(1));
+            clock.advance(ofDays(365));
+            assertThat(acquire(tier).allowed()).as("a year later, still blocked").isFalse();
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
         void countedRejectionsCountAtMostOneMoreWindowsWorth(Algorithm algorithm) {
             Tier tier = Tier.of(1_000, ofMinutes(1), algorithm).withCountRejected();
             assumeSupported(tier);

@@ -880,6 +880,17 @@ public abstract class RateLimitStoreContract {
 
         @ParameterizedTest
         @EnumSource(Algorithm.class)
+        void aCountedRejectionAtTheLargestFiguresTakesWhatIsLeft(Algorithm algorithm) {
+            Tier tier = Tier.of(Tier.MAX_LIMIT_TIMES_WINDOW_MILLIS, ofMillis(1), algorithm).withCountRejected();
+            assumeSupported(tier);
+
+            assertThat(acquire(tier.limit() - 1, tier).allowed()).isTrue();
+            assertThat(acquire(2, tier).allowed()).isFalse();
+            assertThat(acquire(1, tier)).extracting(Decision::allowed, Decision::remaining).containsExactly(false, 0L);
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
         void theLongestWindowAndBlockATierMayHaveWork(Algorithm algorithm) {
             Duration longest = ofMillis(Tier.MAX_LIMIT_TIMES_WINDOW_MILLIS);
             Tier tier = Tier.of(1, longest, algorithm).withBlockFor(longest);

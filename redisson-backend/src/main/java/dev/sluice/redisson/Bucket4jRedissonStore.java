@@ -52,9 +52,10 @@ import org.redisson.command.CommandAsyncExecutor;
  * <p>Know its cost: Bucket4j's Redisson backend is compare-and-swap (a read, then a CAS script,
  * retried on conflict), so a hot key is much slower than with {@link RedissonRateLimitStore},
  * which is the default for good reason. It supports only {@code TOKEN_BUCKET} tiers without
- * {@code countRejected} or {@code blockFor}, refilling at most a token a nanosecond (Bucket4j's
- * highest rate), and decides with the clients' clocks (Bucket4j sends the client's time with
- * each request), so instances must keep their clocks in step.
+ * {@code countRejected} or {@code blockFor}, with windows up to about 292 years and refilling at
+ * most a token a nanosecond (what Bucket4j can hold), and decides with the clients' clocks
+ * (Bucket4j sends the client's time with each request), so instances must keep their clocks in
+ * step.
  * A bucket holds one set of tiers: calls bringing another set of tiers for the same key count
  * in another bucket. When a tier's limit changes, its bucket is reconfigured on the next call,
  * keeping the tokens already taken, as the other stores keep their counts: instances deployed
@@ -73,6 +74,8 @@ import org.redisson.command.CommandAsyncExecutor;
 public final class Bucket4jRedissonStore implements RateLimitStore {
 
     private static final BigInteger MILLION = BigInteger.valueOf(1_000_000);
+    /** The longest window Bucket4j can hold, in nanoseconds of a {@code long}. */
+    private static final Duration LONGEST_WINDOW = Duration.ofNanos(Long.MAX_VALUE);
 
     private final RedissonBasedProxyManager<String> buckets;
     private final RKeys redisKeys;
@@ -116,12 +119,15 @@ public final class Bucket4jRedissonStore implements RateLimitStore {
         return Set.of(Algorithm.TOKEN_BUCKET);
     }
 
-    /** Token buckets without {@code countRejected} or {@code blockFor}, refilling at most a token a nanosecond. */
+    /**
+     * Token buckets without {@code countRejected} or {@code blockFor} that Bucket4j can hold: it
+     * counts time in nanoseconds of a {@code long} (windows up to about 292 years) and refills at
+     * most a token a nanosecond.
+     */
     @Override
     public boolean supports(Tier tier) {
         return tier.algorithm() == Algorithm.TOKEN_BUCKET && !tier.countRejected() && tier.blockFor().isZero()
-                // Bucket4j's highest refill rate.
-                && tier.limit() <= tier.window().toNanos();
+                && tier.window().compareTo(LONGEST_WINDOW) <= 0 && tier.limit() <= tier.window().toNanos();
     }
 
     @Override

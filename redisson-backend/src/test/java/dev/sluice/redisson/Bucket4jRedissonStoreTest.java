@@ -4,6 +4,7 @@ import static dev.sluice.annotation.Algorithm.TOKEN_BUCKET;
 import static java.time.Duration.ofHours;
 import static java.time.Duration.ofMillis;
 import static java.time.Duration.ofMinutes;
+import static java.time.Duration.ofNanos;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -13,6 +14,7 @@ import dev.sluice.redisson.testing.RedisExtension;
 import dev.sluice.redisson.testing.RedisServer;
 import dev.sluice.tck.MutableClock;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -60,6 +62,16 @@ class Bucket4jRedissonStoreTest {
         assertThat(store.supports(tooFast)).isFalse();
         assertThatThrownBy(() -> store.tryAcquire("too-fast", List.of(tooFast), 1))
                 .isInstanceOf(UnsupportedOperationException.class).hasMessageContaining(tooFast.toString());
+    }
+
+    @Test
+    void aWindowLongerThanBucket4jCountsInNanosecondsIsRefusedByName() {
+        Tier longest = Tier.of(1, ofNanos(Long.MAX_VALUE).truncatedTo(ChronoUnit.MILLIS), TOKEN_BUCKET);
+        Tier tooLong = Tier.of(1, longest.window().plusMillis(1), TOKEN_BUCKET);
+
+        assertThat(store.supports(longest)).isTrue();
+        assertThat(store.tryAcquire("longest", List.of(longest), 1).allowed()).isTrue();
+        assertThat(store.supports(tooLong)).isFalse();
     }
 
     @Test

@@ -67,8 +67,9 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
     /** The latest time any decision read, which is Caffeine's time, so that the clock is read once per decision. */
     private volatile long latestMillis;
     /**
-     * The keys' states, keyed by the bounded store key. Lookups may also pass a {@link KeyProbe},
-     * which equals the store key it stands for, hence the {@code Object} keys.
+     * The keys' states, each its own key (a state equals the states of its store key). Lookups
+     * pass a {@link KeyProbe}, which equals the state of the store key it stands for, hence the
+     * {@code Object} keys.
      */
     private final Cache<Object, KeyState> keys;
     private final Policy<Object, KeyState> policy;
@@ -79,13 +80,13 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
      * States Caffeine dropped while a decision was still changing them: held here until that
      * decision puts them back, or the next decision of their key takes them. Empty but for races.
      */
-    private final Map<String, KeyState> rescued = new ConcurrentHashMap<>();
+    private final Map<KeyState, KeyState> rescued = new ConcurrentHashMap<>();
     private final long maximumRestrictedKeys;
     /** How many keys are kept apart as restricted, outside the size bound. */
     private final AtomicLong restrictedKeys = new AtomicLong();
-    /** Tells Caffeine of a state's new weight and idle time, or puts a rescued state back. */
+    /** Tells Caffeine of a state's new weight and idle time, or puts it back if it was rescued. */
     private final BiFunction<Object, @Nullable KeyState, @Nullable KeyState> update =
-            (key, state) -> state != null ? state : adopt((String) key);
+            (state, held) -> held != null ? held : taken((KeyState) state);
 
     private InMemoryRateLimitStore(Builder builder) {
         this.clock = builder.clock;
@@ -184,21 +185,21 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
                 if (decided) {
                     probe.remember(prefix, key, state);
                     if (reweigh) {
-                        keys.asMap().compute(KeyProbe.storeKey(prefix, key), update);
+                        keys.asMap().compute(state, update);
                     } else if (later) {
-                        expireLater(probe.of(prefix, key), state, prefix, key);
+                        expireLater(state);
                     } else if (firstThisSecond) {
                         // Caffeine hears of a key's use about once a second: enough for its eviction
                         // policy to tell the keys in use from a flood of new ones.
-                        keys.getIfPresent(probe.of(prefix, key));
+                        keys.getIfPresent(state);
                     }
                     return probe.outcome;
                 }
             }
+            return decideCreating(probe.of(prefix, key), now, tiers, cost, maxWaitMillis);
         } finally {
             probe.release();
         }
-        return decideCreating(KeyProbe.storeKey(prefix, key), now, tiers, cost, maxWaitMillis, probe.outcome);
     }
 
     /**
@@ -216,34 +217,45 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
      * state's lock, so other decisions may move the time meanwhile: it is read again until it
      * stands. Should the key have been dropped meanwhile, it is put back.
      */
-    private void expireLater(Object lookup, KeyState state, String prefix, String key) {
+    private void expireLater(KeyState state) {
         long idle;
         do {
             idle = toldIdleUntil(state.idleUntil());
-            expiration.setExpiresAfter(lookup, Math.max(0, idle - state.latest()), TimeUnit.MILLISECONDS);
+            expiration.setExpiresAfter(state, Math.max(0, idle - state.latest()), TimeUnit.MILLISECONDS);
         } while (toldIdleUntil(state.idleUntil()) != idle);
-        if (policy.getIfPresentQuietly(lookup) != state) {
-            keys.asMap().compute(KeyProbe.storeKey(prefix, key), update);
+        if (policy.getIfPresentQuietly(state) != state) {
+            keys.asMap().compute(state, update);
         }
     }
 
-    /** Decides under Caffeine's lock of the key: for a key not held, or whose state was just dropped. */
-    private KeyState.Outcome decideCreating(String storeKey, long now, List<Tier> tiers, long cost, long maxWaitMillis,
-                                            KeyState.Outcome outcome) {
-        keys.asMap().compute(storeKey, (k, held) -> {
-            KeyState state = held != null ? held : adopt(storeKey);
-            if (state == null) {
-                state = KeyState.create(tiers.get(0), now);
-            }
-            state.lock();
-            try {
-                state.decide(now, tiers, cost, maxWaitMillis, outcome);
-                keepApartIfRestricted(state, outcome.remaining() == 0);
-            } finally {
-                state.unlock();
-            }
-            return state;
-        });
+    /**
+     * Decides under Caffeine's lock of the key: for a key not held, or whose state was just
+     * dropped. The state Caffeine is handed is its own key, so it is chosen before Caffeine's
+     * lock is taken: the key's rescued state, if it has one, or else a fresh one; should that
+     * choice be stale once the lock is held, it is made again.
+     */
+    private KeyState.Outcome decideCreating(KeyProbe probe, long now, List<Tier> tiers, long cost,
+                                            long maxWaitMillis) {
+        KeyState.Outcome outcome = probe.outcome;
+        KeyState kept;
+        do {
+            KeyState rescuedState = rescued.get(probe);
+            KeyState candidate = rescuedState != null ? rescuedState
+                    : KeyState.create(tiers.get(0), now, probe.prefix, probe.key);
+            kept = keys.asMap().compute(candidate, (k, held) -> {
+                KeyState state = held != null ? held : taken(candidate);
+                if (state != null) {
+                    state.lock();
+                    try {
+                        state.decide(now, tiers, cost, maxWaitMillis, outcome);
+                        keepApartIfRestricted(state, outcome.remaining() == 0);
+                    } finally {
+                        state.unlock();
+                    }
+                }
+                return state;
+            });
+        } while (kept == null);
         return outcome;
     }
 
@@ -295,7 +307,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
             boolean rescue = cause == RemovalCause.EXPIRED ? state.idleUntil() > Math.max(state.latest(), clock.millis())
                     : cause == RemovalCause.SIZE && state.restrictedKept();
             if (rescue) {
-                rescued.put((String) key, state);
+                rescued.put(state, state);
             } else {
                 release(state);
             }
@@ -304,18 +316,28 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
         }
     }
 
-    /** Takes back a rescued state, if the key has one; within Caffeine's lock of the key. */
-    private @Nullable KeyState adopt(String storeKey) {
-        KeyState state = rescued.remove(storeKey);
-        if (state != null) {
-            state.lock();
-            try {
-                state.dead(false);
-            } finally {
-                state.unlock();
-            }
+    /**
+     * The state to keep for a key Caffeine does not hold, within Caffeine's lock of the key:
+     * {@code candidate} if it is the key's rescued state, taken back, or a fresh state while the
+     * key has none rescued; otherwise none, as {@code candidate} is stale.
+     */
+    private @Nullable KeyState taken(KeyState candidate) {
+        KeyState rescuedState = rescued.get(candidate);
+        if (rescuedState == null) {
+            // A dead state is one rescued once and since dropped for good.
+            return candidate.dead() ? null : candidate;
         }
-        return state;
+        if (rescuedState != candidate) {
+            return null;
+        }
+        rescued.remove(candidate);
+        candidate.lock();
+        try {
+            candidate.dead(false);
+        } finally {
+            candidate.unlock();
+        }
+        return candidate;
     }
 
     /** Gives up a dropped state's room among the restricted keys; the caller holds its lock. */
@@ -329,25 +351,34 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
     @Override
     public void reset(String key, List<Tier> tiers) {
         RateLimitStore.check(this, key, tiers);
-        forget(StoreKeys.bounded(key));
+        KeyProbe probe = probes.get();
+        try {
+            forget(probe.of("", key));
+        } finally {
+            probe.release();
+        }
     }
 
     /** Forgets every key; for tests, so that one test's counts never reach the next. */
     @Override
     public void clear() {
         for (Object key : keys.asMap().keySet()) {
-            forget((String) key);
+            forget(key);
         }
-        for (String key : rescued.keySet()) {
+        for (KeyState key : rescued.keySet()) {
             forget(key);
         }
     }
 
-    /** Drops a key's whole state, and its room among the restricted keys if it had one. */
-    private void forget(String storeKey) {
-        keys.asMap().compute(storeKey, (k, held) -> {
+    /**
+     * Drops a key's whole state, and its room among the restricted keys if it had one.
+     *
+     * @param lookup a state of the key, or a probe standing for it
+     */
+    private void forget(Object lookup) {
+        keys.asMap().compute(lookup, (k, held) -> {
             discard(held);
-            discard(rescued.remove(storeKey));
+            discard(rescued.remove(lookup));
             return null;
         });
     }
@@ -393,22 +424,13 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
     /**
      * One thread's means to find a key's state: it stands for the store key {@code prefix + key}
-     * in a lookup, so that a decision for a key already held makes no string (it has that
-     * string's hash code and equals it), and it remembers the state the thread decided for last,
-     * so that a key called again and again is not even looked up.
+     * in a lookup, so that a decision makes no string (it has that key's hash code and equals its
+     * states), and it remembers the state the thread decided for last, so that a key called
+     * again and again is not even looked up.
      */
     private static final class KeyProbe {
 
-        /** {@code 31^n}, to hash a concatenation from the hash codes of its parts. */
-        private static final int[] POWERS_OF_31 = new int[StoreKeys.MAX_RAW_LENGTH + 1];
-
-        static {
-            POWERS_OF_31[0] = 1;
-            for (int i = 1; i < POWERS_OF_31.length; i++) {
-                POWERS_OF_31[i] = 31 * POWERS_OF_31[i - 1];
-            }
-        }
-
+        /** The store key looked up, bounded as {@link StoreKeys#bounded} bounds keys. */
         private String prefix = "";
         private String key = "";
         private int hash;
@@ -437,19 +459,15 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
         }
 
         /**
-         * What to look the store key {@code prefix + key} up with: this probe when that key is
-         * kept as it is, or else the {@linkplain StoreKeys#bounded bounded} key.
+         * Stands for the store key {@code prefix + key}: those two as they are, or a
+         * {@linkplain StoreKeys#digest digest} of a key too long to keep, or starting with {@code #}.
          */
-        Object of(String prefix, String key) {
-            if (prefix.isEmpty()) {
-                return StoreKeys.bounded(key);
-            }
-            if (prefix.length() + key.length() > StoreKeys.MAX_RAW_LENGTH || prefix.charAt(0) == '#') {
-                return StoreKeys.bounded(prefix.concat(key));
-            }
-            this.prefix = prefix;
-            this.key = key;
-            this.hash = prefix.hashCode() * POWERS_OF_31[key.length()] + key.hashCode();
+        KeyProbe of(String prefix, String key) {
+            boolean raw = prefix.length() + key.length() <= StoreKeys.MAX_RAW_LENGTH
+                    && !(prefix.isEmpty() ? key.startsWith("#") : prefix.charAt(0) == '#');
+            this.prefix = raw ? prefix : "";
+            this.key = raw ? key : StoreKeys.digest(prefix.concat(key));
+            this.hash = KeyState.keyHash(this.prefix, this.key);
             return this;
         }
 
@@ -462,15 +480,9 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
             }
         }
 
-        /** The store key of {@code prefix + key}, as {@link StoreKeys#bounded} makes it. */
-        static String storeKey(String prefix, String key) {
-            return prefix.isEmpty() ? StoreKeys.bounded(key) : StoreKeys.bounded(prefix.concat(key));
-        }
-
         @Override
         public boolean equals(@Nullable Object other) {
-            return other instanceof String text && text.length() == prefix.length() + key.length()
-                    && text.startsWith(prefix) && text.startsWith(key, prefix.length());
+            return other instanceof KeyState state && state.isKey(prefix, key);
         }
 
         @Override
@@ -530,8 +542,9 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
         /**
          * The most keys held at once; beyond it the keys least likely to be used again are
-         * dropped and start afresh. Each key takes a few hundred bytes (a {@code SLIDING_LOG} tier eight
-         * more per permit in its window).
+         * dropped and start afresh. Each key takes about 200 bytes besides the key's own string,
+         * which is held as the caller gave it (a {@code SLIDING_LOG} tier about 100 more, and 16 per
+         * call in its window beyond four).
          *
          * @param maximumKeys at least 1; default 100,000
          * @return this builder

@@ -30,8 +30,14 @@ abstract sealed class KeyState {
     /** Attempts before a caller waiting for a key's lock also yields its processor. */
     private static final int SPINS = 16;
     private static final VarHandle FLAGS;
+    /** {@code 31^n}, to hash a store key from the hash codes of its parts. */
+    private static final int[] POWERS_OF_31 = new int[StoreKeys.MAX_RAW_LENGTH + 1];
 
     static {
+        POWERS_OF_31[0] = 1;
+        for (int i = 1; i < POWERS_OF_31.length; i++) {
+            POWERS_OF_31[i] = 31 * POWERS_OF_31[i - 1];
+        }
         try {
             FLAGS = MethodHandles.lookup().findVarHandle(KeyState.class, "flags", int.class);
         } catch (ReflectiveOperationException e) {
@@ -57,9 +63,17 @@ abstract sealed class KeyState {
     private volatile long idleUntil;
     /** {@link #LOCKED}, {@link #DEAD} and {@link #RESTRICTED}, in one word to keep keys small. */
     private volatile int flags;
+    /**
+     * The store key of the state a store keeps for a key, {@code prefix + key} (see
+     * {@link #equals}); empty in every other state.
+     */
+    private final String prefix;
+    private final String key;
 
-    private KeyState(Tier tier) {
+    private KeyState(Tier tier, String prefix, String key) {
         this.tier = tier;
+        this.prefix = prefix;
+        this.key = key;
     }
 
     /**
@@ -117,14 +131,62 @@ abstract sealed class KeyState {
         flags = restricted ? flags | RESTRICTED : flags & ~RESTRICTED;
     }
 
-    /** A fresh state counting for {@code tier}. */
+    /** A fresh state counting for {@code tier}, of no store key. */
     static KeyState create(Tier tier, long now) {
+        return create(tier, now, "", "");
+    }
+
+    /**
+     * A fresh state counting for {@code tier}, for the store key {@code prefix + key}, which is
+     * at most {@link StoreKeys#MAX_RAW_LENGTH} characters long.
+     */
+    static KeyState create(Tier tier, long now, String prefix, String key) {
         return switch (tier.algorithm()) {
-            case FIXED_WINDOW -> new FixedWindow(tier);
-            case SLIDING_WINDOW -> new SlidingWindow(tier);
-            case SLIDING_LOG -> new SlidingLog(tier);
-            case TOKEN_BUCKET -> new TokenBucket(tier, now);
+            case FIXED_WINDOW -> new FixedWindow(tier, prefix, key);
+            case SLIDING_WINDOW -> new SlidingWindow(tier, prefix, key);
+            case SLIDING_LOG -> new SlidingLog(tier, prefix, key);
+            case TOKEN_BUCKET -> new TokenBucket(tier, now, prefix, key);
         };
+    }
+
+    /**
+     * Whether {@code other} is a state of the same store key. The in-memory store keeps each
+     * key's state as its own key, so that a key costs no string of its own: the caller's key
+     * is held as it is, beside the limiter's prefix.
+     */
+    @Override
+    public final boolean equals(@Nullable Object other) {
+        return other instanceof KeyState state && sameKey(prefix, key, state.prefix, state.key);
+    }
+
+    /** The hash code of the store key, as the string {@code prefix + key} has it. */
+    @Override
+    public final int hashCode() {
+        return keyHash(prefix, key);
+    }
+
+    /** Whether this state is of the store key {@code prefix + key}. */
+    final boolean isKey(String prefix, String key) {
+        return sameKey(this.prefix, this.key, prefix, key);
+    }
+
+    /** Whether {@code prefix + key} and {@code otherPrefix + otherKey} are one string, without making either. */
+    static boolean sameKey(String prefix, String key, String otherPrefix, String otherKey) {
+        if (prefix.length() + key.length() != otherPrefix.length() + otherKey.length()) {
+            return false;
+        }
+        if (prefix.length() > otherPrefix.length()) {
+            return sameKey(otherPrefix, otherKey, prefix, key);
+        }
+        // Then otherPrefix is prefix and the start of key, and the rest of key is otherKey.
+        int middle = otherPrefix.length() - prefix.length();
+        return otherPrefix.startsWith(prefix) && key.regionMatches(0, otherPrefix, prefix.length(), middle)
+                && key.startsWith(otherKey, middle);
+    }
+
+    /** The hash code of the string {@code prefix + key}, worked out from its parts' cached ones. */
+    static int keyHash(String prefix, String key) {
+        return prefix.hashCode() * POWERS_OF_31[key.length()] + key.hashCode();
     }
 
     /** The time of the key's latest decision; the caller holds the lock. */
@@ -436,8 +498,8 @@ abstract sealed class KeyState {
     abstract static sealed class WindowCounter extends KeyState {
         long start = Long.MIN_VALUE;
 
-        private WindowCounter(Tier tier) {
-            super(tier);
+        private WindowCounter(Tier tier, String prefix, String key) {
+            super(tier, prefix, key);
         }
 
         /** The start of the current window, after {@link #advance}. */
@@ -465,8 +527,8 @@ abstract sealed class KeyState {
     /** {@code FIXED_WINDOW}: one counter per epoch-aligned window, {@link #count}. */
     static final class FixedWindow extends WindowCounter {
 
-        FixedWindow(Tier tier) {
-            super(tier);
+        FixedWindow(Tier tier, String prefix, String key) {
+            super(tier, prefix, key);
         }
 
         @Override
@@ -509,8 +571,8 @@ abstract sealed class KeyState {
     static final class SlidingWindow extends WindowCounter {
         private long previous;
 
-        SlidingWindow(Tier tier) {
-            super(tier);
+        SlidingWindow(Tier tier, String prefix, String key) {
+            super(tier, prefix, key);
         }
 
         @Override
@@ -593,8 +655,8 @@ abstract sealed class KeyState {
         private int head;
         private int size;
 
-        SlidingLog(Tier tier) {
-            super(tier);
+        SlidingLog(Tier tier, String prefix, String key) {
+            super(tier, prefix, key);
         }
 
         private int slot(int index) {
@@ -694,8 +756,8 @@ abstract sealed class KeyState {
 
         private long refilledAt;
 
-        TokenBucket(Tier tier, long now) {
-            super(tier);
+        TokenBucket(Tier tier, long now, String prefix, String key) {
+            super(tier, prefix, key);
             this.refilledAt = now;
         }
 

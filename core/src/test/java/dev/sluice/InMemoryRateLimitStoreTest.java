@@ -13,8 +13,15 @@ import dev.sluice.annotation.Algorithm;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import org.junit.jupiter.api.Test;
 
 /** Memory bounds of the in-memory store, floods included; its decisions are the contract suite's business. */
@@ -51,6 +58,54 @@ class InMemoryRateLimitStoreTest {
         millis.addAndGet(500);
         assertThat(store.tryAcquire("k", onePerSecond, 1).allowed()).as("counted within the window").isFalse();
         assertThat(store.estimatedKeyCount()).isEqualTo(2);
+    }
+
+    @Test
+    void decisionsRacingTheDropOfTheirKeysLoseNoCount() throws Exception {
+        InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().clock(clock).build();
+        int limit = 50;
+        List<Tier> tiers = List.of(Tier.of(limit, ofSeconds(1), FIXED_WINDOW));
+        int threads = 4;
+        int keys = 8;
+        int rounds = 300;
+        // Each round is a window of its own, every key back to a fresh one at its start: Caffeine
+        // drops the keys while the round's first calls decide for them.
+        CyclicBarrier nextWindow = new CyclicBarrier(threads, () -> millis.addAndGet(5_000));
+        AtomicLongArray admitted = new AtomicLongArray(rounds * keys);
+        ExecutorService pool = Executors.newFixedThreadPool(threads + 1);
+        try {
+            List<Future<?>> callers = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                callers.add(pool.submit(() -> {
+                    for (int round = 0; round < rounds; round++) {
+                        for (int i = 0; i < 4 * limit; i++) {
+                            int key = (i + thread) % keys;
+                            if (store.tryAcquire("k" + key, tiers, 1).allowed()) {
+                                admitted.incrementAndGet(round * keys + key);
+                            }
+                        }
+                        nextWindow.await(10, TimeUnit.SECONDS);
+                    }
+                    return null;
+                }));
+            }
+            // Has Caffeine drop what it finds expired all the time, between the callers' decisions.
+            Future<?> sweeper = pool.submit(() -> {
+                while (!callers.stream().allMatch(Future::isDone)) {
+                    store.estimatedKeyCount();
+                }
+            });
+            for (Future<?> caller : callers) {
+                caller.get(60, TimeUnit.SECONDS);
+            }
+            sweeper.get(10, TimeUnit.SECONDS);
+        } finally {
+            pool.shutdownNow();
+        }
+        for (int i = 0; i < admitted.length(); i++) {
+            assertThat(admitted.get(i)).as("calls of key %d admitted in round %d", i % keys, i / keys).isEqualTo(limit);
+        }
     }
 
     @Test
@@ -132,6 +187,22 @@ class InMemoryRateLimitStoreTest {
         store.tryAcquire(huge, tiers, 3);
         assertThat(store.tryAcquire(huge, tiers, 1).allowed()).as("still one key").isFalse();
         assertThat(store.tryAcquire(huge + "0", tiers, 1).allowed()).as("another one").isTrue();
+    }
+
+    @Test
+    void aLimitersKeyIsTheStoreKeyOfItsNameAndTheKeyWhateverItsLength() {
+        InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().clock(clock).build();
+        List<Tier> tiers = List.of(Tier.of(2, ofMinutes(1), FIXED_WINDOW));
+        RateLimiter limiter = RateLimiter.builder().name("api").store(store).tiers(tiers).build();
+        // "api:" and 124 characters are kept as they are; one more, and the store keeps a digest.
+        for (String key : List.of("user-1", "u".repeat(124), "u".repeat(125), "#user")) {
+            limiter.tryAcquire(key);
+            assertThat(store.tryAcquire("api:" + key, tiers, 1).allowed()).as("the second call of " + key).isTrue();
+            assertThat(limiter.tryAcquire(key).allowed()).as("the third call of " + key).isFalse();
+            assertThat(store.tryAcquire("api:" + key, tiers, 1).allowed()).as("the fourth call of " + key).isFalse();
+            assertThat(limiter.tryAcquire(key + "x").allowed()).as("another key than " + key).isTrue();
+            assertThat(store.tryAcquire("ap" + key, tiers, 1).allowed()).as("another key than " + key).isTrue();
+        }
     }
 
     @Test

@@ -367,8 +367,9 @@ public final class ResultsReport {
         long keys = jvm.stream().mapToLong(MemoryFootprint.Row::keysKept).max().orElse(0);
         md.line(String.format(Locale.ROOT, "**In the JVM**: the heap in use after full collections, before and"
                 + " after %,d keys had one call each, divided by the keys (limit 1,000 per hour, so that no state"
-                + " expires meanwhile). The caller's key strings exist before and are not counted; strings a"
-                + " limiter makes of its own are (Sluice keeps `name:key`). Sluice: one `RateLimiter` on an"
+                + " expires meanwhile). The caller's key strings exist before and are not counted: every subject"
+                + " holds them as they are (Sluice beside the limiter's name), and would count any string it made"
+                + " of its own. Sluice: one `RateLimiter` on an"
                 + " `InMemoryRateLimitStore` bounded at 2,000,000 keys. The others: a limiter per key in a"
                 + " `ConcurrentHashMap`, the map counted. Fixed costs (the map's table; the store's frequency"
                 + " sketch, sized to its bound) are spread over the keys. \"÷ best other\" divides by the smallest"

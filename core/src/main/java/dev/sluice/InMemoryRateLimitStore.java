@@ -446,7 +446,9 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
          */
         @Nullable KeyState recent(String prefix, String key) {
             KeyState state = recentState;
-            return state != null && recentPrefix.equals(prefix) && recentKey.equals(key) ? state : null;
+            // Strings cache their hash codes: another key is told apart without reading its characters.
+            return state != null && recentKey.hashCode() == key.hashCode() && recentKey.equals(key)
+                    && recentPrefix.equals(prefix) ? state : null;
         }
 
         void remember(String prefix, String key, KeyState state) {

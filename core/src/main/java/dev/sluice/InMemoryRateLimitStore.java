@@ -159,10 +159,12 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
         try {
             // Quietly: Caffeine's bookkeeping of every read would cost more than the decision.
             KeyState state = probe.recent(prefix, key);
+            KeyProbe lookup = null;
             // A remembered state the store has dropped since is looked up again, not decided against
             // the store's lock every time (the flag is read again under the state's lock).
             if (state == null || state.dead()) {
-                state = policy.getIfPresentQuietly(probe.of(prefix, key));
+                lookup = probe.of(prefix, key);
+                state = policy.getIfPresentQuietly(lookup);
             }
             if (state != null) {
                 boolean decided = false;
@@ -196,7 +198,8 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
                     return probe.outcome;
                 }
             }
-            return decideCreating(probe.of(prefix, key), now, tiers, cost, maxWaitMillis);
+            // A key too long to keep was digested for the lookup already: not again.
+            return decideCreating(lookup != null ? lookup : probe.of(prefix, key), now, tiers, cost, maxWaitMillis);
         } finally {
             probe.release();
         }

@@ -9,10 +9,13 @@ import dev.sluice.benchmarks.RedisSubject.Limits;
 import dev.sluice.redisson.RedissonClientConfigs;
 import dev.sluice.redisson.RedissonRateLimitStore;
 import dev.sluice.redisson.testing.RedisServer;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,8 +33,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.LockSupport;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.redisson.Redisson;
@@ -40,8 +41,8 @@ import org.redisson.config.Config;
 
 /**
  * Decisions through Redis under load: Sluice's stores beside Redisson's {@code RRateLimiter} and
- * Bucket4j's own Redisson proxy manager, and {@code redis-benchmark} sending Sluice's exact
- * script call from C clients, the ceiling the server itself sets. It starts its own
+ * Bucket4j's own Redisson proxy manager, and {@code redis-cli --pipe} sending Sluice's exact
+ * script call, pipelined, the ceiling the server itself sets. It starts its own
  * {@code redis-server} and, per row, measures decisions a second, latency percentiles, the
  * client's CPU time and garbage per decision (the whole JVM: callers, Redisson, netty), and the
  * server's CPU time per decision and per script call.
@@ -61,11 +62,8 @@ public final class RedisLoad {
     static final int MANY_KEYS = 10_000;
 
     /** The client of the ceiling's rows. */
-    static final String CEILING_CLIENT = "redis-benchmark";
+    static final String CEILING_CLIENT = "redis-cli --pipe";
 
-    /** A line of redis-benchmark's latency distribution: {@code 99.902% <= 0.175 milliseconds (...)}. */
-    private static final Pattern PERCENTILE = Pattern.compile("^\\s*([\\d.]+)% <= ([\\d.]+) milliseconds");
-    private static final Pattern THROUGHPUT = Pattern.compile("throughput summary: ([\\d.]+) requests per second");
 
     private RedisLoad() {
     }
@@ -123,8 +121,8 @@ public final class RedisLoad {
                             scriptCalls.add(subject.scriptTiers());
                         }
                     }
-                    // A measurement and a half at the fastest subject's pace: about a measurement at the ceiling's.
-                    long requests = Math.max(2_000, (long) (fastest * measure.toNanos() / 1e9 * 1.5));
+                    // Two measurements at the fastest subject's pace: about a measurement at the ceiling's.
+                    long requests = Math.max(2_000, (long) (fastest * measure.toNanos() / 1e9 * 2));
                     for (List<Tier> tiers : scriptCalls) {
                         server.flushAll();
                         rows.add(print(ceiling(server, sha, scenario, tiers, requests)));
@@ -159,7 +157,7 @@ public final class RedisLoad {
      *
      * @param keys    how many keys the calls are spread over, at random
      * @param traffic admitted or rejected calls
-     * @param threads calling threads, or {@code redis-benchmark} connections
+     * @param threads calling threads (the ceiling sends over one connection)
      */
     record Scenario(int keys, Traffic traffic, int threads) {
     }
@@ -177,13 +175,14 @@ public final class RedisLoad {
 
     /**
      * One subject, or the ceiling, under one scenario. Latencies are in milliseconds, CPU times
-     * in microseconds; what the ceiling's C client spends is not measured ({@code null}).
+     * in microseconds; the ceiling's latency and what its C client spends are not measured
+     * ({@code null}).
      *
      * @param keys                   how many keys the calls were spread over
      * @param traffic                {@code PERMITTED} or {@code REJECTED}
-     * @param threads                calling threads, or the ceiling's connections
+     * @param threads                calling threads
      * @param subject                who decided
-     * @param client                 the Redisson client, or {@code redis-benchmark} for the ceiling
+     * @param client                 the Redisson client, or {@code redis-cli --pipe} for the ceiling
      * @param sluice                 whether Sluice decided
      * @param scriptCall             the tiers of the Lua script call, for Sluice's Lua store and the
      *                               ceiling; {@code null} for the others
@@ -191,8 +190,7 @@ public final class RedisLoad {
      * @param admittedShare          the share of decisions that admitted the call
      * @param p50Millis              median latency
      * @param p99Millis              99th percentile
-     * @param p999Millis             99.9th percentile; for the ceiling, redis-benchmark's nearest
-     *                               above, the 99.902nd
+     * @param p999Millis             99.9th percentile
      * @param clientCpuMicros        the client JVM's CPU time per decision
      * @param clientBytes            what the client JVM allocated per decision
      * @param serverCpuMicros        the server's CPU time per decision
@@ -203,12 +201,13 @@ public final class RedisLoad {
      */
     record Row(int keys, Traffic traffic, int threads, String subject, String client, boolean sluice,
                @Nullable String scriptCall, double decisionsPerSecond, @Nullable Double admittedShare,
-               double p50Millis, double p99Millis, double p999Millis, @Nullable Double clientCpuMicros,
+               @Nullable Double p50Millis, @Nullable Double p99Millis, @Nullable Double p999Millis,
+               @Nullable Double clientCpuMicros,
                @Nullable Double clientBytes, double serverCpuMicros, @Nullable Double scriptMicrosPerCall,
                double scriptCallsPerDecision, long failures) {
 
         /**
-         * Whether this row is {@code redis-benchmark}'s.
+         * Whether this row is {@code redis-cli --pipe}'s.
          *
          * @return whether it is the ceiling
          */
@@ -345,77 +344,103 @@ public final class RedisLoad {
     }
 
     /**
-     * The ceiling: {@code redis-benchmark} sending the script call of {@code tiers} as Sluice's
-     * store sends it, over as many connections as the scenario has threads. With many keys, each
-     * {@code __rand_int__} is drawn on its own (redis-benchmark has a single placeholder), so the
-     * Redis keys of one call may belong to different keys: the same work for the server. The
-     * call id is drawn too, so that sliding logs get an entry per call.
+     * The ceiling: {@code redis-cli --pipe} sending {@code calls} script calls of {@code tiers},
+     * each as Sluice's store sends it, pipelined all at once over one connection, so that the
+     * server, not the client, sets the pace. With many keys each call draws its key at random;
+     * each call has its own id, so that sliding logs get an entry per call.
      */
-    private static Row ceiling(RedisServer server, String sha, Scenario scenario, List<Tier> tiers, long requests)
-            throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of("redis-benchmark", "-p", String.valueOf(server.port()),
-                "-c", String.valueOf(scenario.threads()), "-n", String.valueOf(requests),
-                "-r", String.valueOf(scenario.keys() == 1 ? 1_000_000_000 : scenario.keys())));
-        String key = scenario.keys() == 1 ? "bench:user-0" : "bench:user-__rand_int__";
-        command.addAll(scriptCall(sha, key, tiers, "call-__rand_int__"));
+    private static Row ceiling(RedisServer server, String sha, Scenario scenario, List<Tier> tiers, long calls) {
+        ByteArrayOutputStream protocol = new ByteArrayOutputStream();
+        for (long i = 0; i < calls; i++) {
+            String key = "bench:user-" + ThreadLocalRandom.current().nextInt(scenario.keys());
+            protocol.writeBytes(scriptCall(sha, key, tiers, "call-" + i).protocol());
+        }
         ServerStats before = ServerStats.sample(server.port());
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (process.waitFor() != 0) {
-            throw new IllegalStateException("redis-benchmark failed:\n" + output);
-        }
+        long started = System.nanoTime();
+        pipe(server, protocol.toByteArray(), calls);
+        double seconds = (System.nanoTime() - started) / 1e9;
         ServerStats spent = ServerStats.sample(server.port()).since(before);
-        Matcher throughput = THROUGHPUT.matcher(output);
-        if (!throughput.find()) {
-            throw new IllegalStateException("no throughput in redis-benchmark's output:\n" + output);
-        }
-        Map<Double, Double> millisByPercentile = new LinkedHashMap<>();
-        for (String line : output.replace('\r', '\n').split("\n")) {
-            Matcher percentile = PERCENTILE.matcher(line);
-            if (percentile.find()) {
-                millisByPercentile.putIfAbsent(Double.parseDouble(percentile.group(1)),
-                        Double.parseDouble(percentile.group(2)));
-            }
-        }
-        double calls = spent.scriptCalls();
-        return new Row(scenario.keys(), scenario.traffic(), scenario.threads(), "redis-benchmark, " + describe(tiers),
-                CEILING_CLIENT, false, describe(tiers), Double.parseDouble(throughput.group(1)), null,
-                atOrAbove(millisByPercentile, 50), atOrAbove(millisByPercentile, 99),
-                atOrAbove(millisByPercentile, 99.9), null, null, spent.cpuSeconds() * 1e6 / calls,
-                spent.scriptMicros() / calls, calls / requests, 0);
+        double scriptCalls = spent.scriptCalls();
+        return new Row(scenario.keys(), scenario.traffic(), scenario.threads(), CEILING_CLIENT + ", " + describe(tiers),
+                CEILING_CLIENT, false, describe(tiers), calls / seconds, null, null, null, null, null, null,
+                spent.cpuSeconds() * 1e6 / scriptCalls, spent.scriptMicros() / scriptCalls, scriptCalls / calls, 0);
     }
 
-    /** The latency at the lowest percentile redis-benchmark printed at or above {@code percentile}. */
-    private static double atOrAbove(Map<Double, Double> millisByPercentile, double percentile) {
-        return millisByPercentile.entrySet().stream().filter(entry -> entry.getKey() >= percentile)
-                .min(Map.Entry.comparingByKey()).orElseThrow().getValue();
+    /** Sends raw protocol through {@code redis-cli --pipe}, which must report {@code replies} replies and no error. */
+    private static void pipe(RedisServer server, byte[] protocol, long replies) {
+        try {
+            Process process = new ProcessBuilder("redis-cli", "-p", String.valueOf(server.port()), "--pipe")
+                    .redirectErrorStream(true).start();
+            try (var input = process.getOutputStream()) {
+                input.write(protocol);
+            }
+            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (process.waitFor() != 0 || !output.contains("errors: 0, replies: " + replies)) {
+                throw new IllegalStateException("redis-cli --pipe did not get " + replies + " replies:\n" + output);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * An {@code EVALSHA} of the store's script.
+     *
+     * @param command {@code EVALSHA}, the SHA-1, the number of keys, the keys, then the call's id
+     * @param figures the last argument: the call's figures, packed
+     */
+    record ScriptCall(List<String> command, byte[] figures) {
+
+        /** The Redis keys the call names. */
+        Set<String> keys() {
+            return Set.copyOf(command.subList(3, 3 + Integer.parseInt(command.get(2))));
+        }
+
+        /** The call as the Redis protocol has it, the figures last. */
+        byte[] protocol() {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            out.writeBytes(("*" + (command.size() + 1) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            for (String word : command) {
+                bulk(out, word.getBytes(StandardCharsets.UTF_8));
+            }
+            bulk(out, figures);
+            return out.toByteArray();
+        }
+
+        private static void bulk(ByteArrayOutputStream out, byte[] bytes) {
+            out.writeBytes(("$" + bytes.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.writeBytes(bytes);
+            out.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
+        }
     }
 
     /**
      * The {@code EVALSHA} {@link RedissonRateLimitStore} sends to decide one call for
-     * {@code storeKey}, as words of a command line. Its keys and arguments are built here as the
-     * store's {@code call} method builds them, and must change with it; {@link #checkScriptCall}
-     * stops the run when they no longer match. Differences: no deadline (the store sends one
-     * once it has learnt the server's clock), and {@code callId} as given (sent, as by the store,
-     * only when a tier is a sliding log).
+     * {@code storeKey}. Its keys and arguments are built here as the store's {@code call} method
+     * builds them, and must change with it; {@link #checkScriptCall} stops the run when they no
+     * longer match. Differences: no deadline (the store sends one once it has learnt the server's
+     * clock), and {@code callId} as given (sent, as by the store, only when a tier is a sliding
+     * log).
      *
      * @param sha      the script's SHA-1
      * @param storeKey the key as the store receives it, which it uses as is: at most 128
      *                 characters, no braces, not starting with {@code #}
      * @param tiers    the tiers of the call
      * @param callId   the call's id, which names its sliding-log entries
-     * @return {@code EVALSHA}, the SHA-1, the number of keys, the keys, then the arguments
+     * @return the call
      */
-    static List<String> scriptCall(String sha, String storeKey, List<Tier> tiers, String callId) {
+    static ScriptCall scriptCall(String sha, String storeKey, List<Tier> tiers, String callId) {
         String base = "sluice:{" + storeKey + "}:";
         List<String> keys = new ArrayList<>();
         List<String> logs = new ArrayList<>();
-        List<String> arguments = new ArrayList<>(List.of(
-                "",         // the time: empty for the server's TIME, the store's default
-                "1",        // the cost
-                tiers.stream().anyMatch(tier -> tier.algorithm() == Algorithm.SLIDING_LOG) ? callId : "",
-                "",         // no deadline
-                "0"));      // decided now, never reserved
+        ByteBuffer figures = ByteBuffer.allocate(32 + 34 * tiers.size()).order(ByteOrder.LITTLE_ENDIAN)
+                .putDouble(Double.NaN)  // the time: the server's TIME, the store's default
+                .putDouble(1)           // the cost
+                .putDouble(Double.NaN)  // no deadline
+                .putDouble(0);          // decided now, never reserved
         for (Tier tier : tiers) {
             String code = switch (tier.algorithm()) {
                 case FIXED_WINDOW -> "fw";
@@ -428,15 +453,16 @@ public final class RedisLoad {
             if (tier.algorithm() == Algorithm.SLIDING_LOG) {
                 logs.add(state + ":log");
             }
-            arguments.addAll(List.of(code, String.valueOf(tier.limit()), String.valueOf(tier.windowMillis()),
-                    tier.countRejected() ? "1" : "0", String.valueOf(tier.blockFor().toMillis())));
+            figures.put(code.getBytes(StandardCharsets.US_ASCII)).putDouble(tier.limit())
+                    .putDouble(tier.windowMillis()).putDouble(tier.countRejected() ? 1 : 0)
+                    .putDouble(tier.blockFor().toMillis());
         }
         // Each tier's state, then the log of each sliding-log tier.
         keys.addAll(logs);
         List<String> command = new ArrayList<>(List.of("EVALSHA", sha, String.valueOf(keys.size())));
         command.addAll(keys);
-        command.addAll(arguments);
-        return command;
+        command.add(tiers.stream().anyMatch(tier -> tier.algorithm() == Algorithm.SLIDING_LOG) ? callId : "");
+        return new ScriptCall(command, figures.array());
     }
 
     /**
@@ -450,10 +476,10 @@ public final class RedisLoad {
         server.flushAll();
         RedissonRateLimitStore.builder(client).build().tryAcquire("bench:check", tiers, 1);
         Set<String> written = Set.of(server.cli("--scan").split("\n"));
-        List<String> call = scriptCall(sha, "bench:check", tiers, "check");
-        Set<String> named = Set.copyOf(call.subList(3, 3 + Integer.parseInt(call.get(2))));
+        ScriptCall call = scriptCall(sha, "bench:check", tiers, "check");
+        Set<String> named = call.keys();
         server.flushAll();
-        server.cli(call.toArray(String[]::new));
+        pipe(server, call.protocol(), 1);
         // A fixed window counts only admitted calls.
         long counted = named.stream().filter(key -> key.endsWith(":fw3600000")).findFirst()
                 .map(key -> server.tierState(key, "n")).orElse(0L);

@@ -29,7 +29,7 @@ import org.redisson.api.RedissonClient;
  * @param client      the Redisson client it runs on
  * @param sluice      whether it is Sluice
  * @param scriptTiers for Sluice's Lua store, the tiers of its script call, which
- *                    {@code redis-benchmark} repeats as the ceiling; empty for the others
+ *                    {@code redis-cli --pipe} repeats as the ceiling; empty for the others
  * @param opener      prepares it for a set of keys
  */
 record RedisSubject(String name, Client client, boolean sluice, List<Tier> scriptTiers, Opener opener) {

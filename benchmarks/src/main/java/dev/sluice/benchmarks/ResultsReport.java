@@ -245,11 +245,11 @@ public final class ResultsReport {
         md.line("- Bucket4j's own `RedissonBasedProxyManager` (compare-and-swap), default client: one bucket"
                 + " proxy per key, made before the row, `tryConsume(1)`, keys expiring 10 s after the bucket is"
                 + " full again.");
-        md.line("- The ceiling: `redis-benchmark` sending Sluice's exact `EVALSHA` (the script, keys and arguments"
-                + " of the store) from C clients, one connection per thread. With 10,000 keys its single"
-                + " placeholder, `__rand_int__`, is drawn anew at every use, so the Redis keys of one call (two"
-                + " tiers, or a sliding log's state and entries) may belong to different keys: the same work for"
-                + " the server. Its p99.9 is the 99.902nd percentile, the nearest it prints.");
+        md.line("- The ceiling: `redis-cli --pipe` sending Sluice's exact `EVALSHA` (the script, keys and"
+                + " arguments of the store), as many calls as two measurements of the fastest subject, all"
+                + " pipelined over one connection, so that the server sets the pace: its decisions a second are the"
+                + " calls over the time from the first sent to the last reply. With many keys each call draws its"
+                + " key at random. No latency: every call waits behind those sent before it.");
         md.line();
         md.line("Client CPU: the CPU time of the whole client JVM (calling threads, Redisson, netty, JIT and GC)"
                 + " per decision; client bytes: what all its threads allocated, per decision. Server CPU:"
@@ -496,8 +496,8 @@ public final class ResultsReport {
         return String.format(Locale.ROOT, "%.2f", value);
     }
 
-    private static String millis(double value) {
-        return String.format(Locale.ROOT, "%.3f", value);
+    private static String millis(@Nullable Double value) {
+        return value == null ? "—" : String.format(Locale.ROOT, "%.3f", value);
     }
 
     private static String ratio(double value) {

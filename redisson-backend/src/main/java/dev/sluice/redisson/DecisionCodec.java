@@ -6,10 +6,12 @@ import java.nio.ByteOrder;
 import org.redisson.client.codec.ByteArrayCodec;
 import org.redisson.client.codec.StringCodec;
 import org.redisson.client.protocol.Decoder;
+import org.redisson.client.protocol.Encoder;
 
 /**
- * How decisions travel: arguments as {@link StringCodec} writes them, and the reply of
- * {@code decide.lua}, figures packed as little-endian doubles, as its bytes. Redisson would read
+ * How decisions travel: arguments as {@link StringCodec} writes them but byte arrays as they
+ * are, and the reply of {@code decide.lua}, figures packed as little-endian doubles, as its
+ * bytes. A call's own figures travel packed the same way, in one byte array. Redisson would read
  * a reply of integers into a list, making a string and a {@code Long} of every figure; the
  * packed reply is one array, read in place. Every figure is a whole number below 2^53, so each
  * double holds it exactly. The store's other scripts reply with integers, which Redisson reads
@@ -22,7 +24,15 @@ final class DecisionCodec extends StringCodec {
     private static final VarHandle DOUBLES = MethodHandles.byteArrayViewVarHandle(double[].class,
             ByteOrder.LITTLE_ENDIAN);
 
+    private static final Encoder ENCODER = value -> (value instanceof byte[]
+            ? ByteArrayCodec.INSTANCE : StringCodec.INSTANCE).getValueEncoder().encode(value);
+
     private DecisionCodec() {
+    }
+
+    @Override
+    public Encoder getValueEncoder() {
+        return ENCODER;
     }
 
     @Override
@@ -39,5 +49,19 @@ final class DecisionCodec extends StringCodec {
      */
     static long figure(byte[] reply, int index) {
         return (long) (double) DOUBLES.get(reply, index * Double.BYTES);
+    }
+
+    /**
+     * A copy of packed figures with one figure replaced.
+     *
+     * @param figures the figures, little-endian doubles from the start
+     * @param index   the figure's position, from 0
+     * @param value   its new value
+     * @return the copy
+     */
+    static byte[] withFigure(byte[] figures, int index, long value) {
+        byte[] copy = figures.clone();
+        DOUBLES.set(copy, index * Double.BYTES, (double) value);
+        return copy;
     }
 }

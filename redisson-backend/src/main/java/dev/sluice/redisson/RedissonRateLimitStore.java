@@ -12,6 +12,8 @@ import dev.sluice.annotation.Algorithm;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -301,13 +303,13 @@ public final class RedissonRateLimitStore implements CountSyncStore {
         if (DecisionCodec.figure(reply, 0) != 1) {
             return CompletableFuture.completedFuture(null);
         }
-        Object[] arguments = call.arguments.clone();
-        arguments[0] = DecisionCodec.figure(reply, 6);
+        Object[] arguments = {call.arguments[0], DecisionCodec.withFigure((byte[]) call.arguments[1], 0,
+                DecisionCodec.figure(reply, 6))};
         return scripts.evalAsync(call.slotKey(), RScript.Mode.READ_WRITE, TAKE_BACK_SCRIPT, RScript.ReturnType.LONG,
                 call.keys, arguments).toCompletableFuture();
     }
 
-    /** The keys and arguments of one script call. */
+    /** The keys and arguments of one script call: the call's id and its figures, as decide.lua reads them. */
     record Call(List<Object> keys, Object[] arguments) {
 
         /** The key that decides which node of a cluster runs the call. */
@@ -317,26 +319,26 @@ public final class RedissonRateLimitStore implements CountSyncStore {
     }
 
     Call call(String key, List<Tier> tiers, long cost, long maxWaitMillis) {
-        List<Object> keys = keys(key, tiers);
-        Object[] arguments = new Object[5 + 5 * tiers.size()];
-        arguments[0] = clock == null ? "" : clock.millis();
-        arguments[1] = cost;
         long deadline = serverClock.deadline(timeoutMillis);
-        arguments[3] = deadline == ServerClock.NO_DEADLINE ? "" : deadline;
-        arguments[4] = maxWaitMillis;
-        int i = 5;
+        // As decide.lua reads them; NaN: the server's time, no deadline.
+        ByteBuffer figures = ByteBuffer.allocate(32 + 34 * tiers.size()).order(ByteOrder.LITTLE_ENDIAN)
+                .putDouble(clock == null ? Double.NaN : clock.millis())
+                .putDouble(cost)
+                .putDouble(deadline == ServerClock.NO_DEADLINE ? Double.NaN : deadline)
+                .putDouble(maxWaitMillis);
         boolean logged = false;
         for (Tier tier : tiers) {
-            arguments[i++] = code(tier);
-            arguments[i++] = tier.limit();
-            arguments[i++] = tier.windowMillis();
-            arguments[i++] = tier.countRejected() ? 1 : 0;
-            arguments[i++] = tier.blockFor().toMillis();
+            String code = code(tier);
+            figures.put((byte) code.charAt(0)).put((byte) code.charAt(1))
+                    .putDouble(tier.limit())
+                    .putDouble(tier.windowMillis())
+                    .putDouble(tier.countRejected() ? 1 : 0)
+                    .putDouble(tier.blockFor().toMillis());
             logged |= tier.algorithm() == Algorithm.SLIDING_LOG;
         }
         // Only a sliding log's entries are named by the call.
-        arguments[2] = logged ? instanceId + ':' + calls.incrementAndGet() : "";
-        return new Call(keys, arguments);
+        String id = logged ? instanceId + ':' + calls.incrementAndGet() : "";
+        return new Call(keys(key, tiers), new Object[] {id, figures.array()});
     }
 
     /** The Redis keys of a store key: each tier's state, then the log of each {@code SLIDING_LOG} tier. */

@@ -7,16 +7,20 @@
 --              key's latest time and the end of its block, which every tier of the key keeps,
 --              the tier's counters s, n and p, and the time the hash expires at (all in ms)
 -- KEYS[n + j]  for the j-th SLIDING_LOG tier among the n tiers: its log, a sorted set
--- ARGV[1]      now in epoch ms, or '' to use the server's TIME
--- ARGV[2]      cost
--- ARGV[3]      an id unique to this call, which names its SLIDING_LOG entries ('' without such tiers)
--- ARGV[4]      the server's TIME in epoch ms after which the call is no longer decided, or '' for
---              no deadline: a call that reaches the server late (it waited behind a paused or
---              stalled server, and its caller has given up) must not be counted
--- ARGV[5]      the longest the caller waits for a permit, in ms: a call that does not fit now is
---              reserved when every tier is a token bucket and it fits within that (0: never)
--- ARGV[6 + 5 * (i - 1) ...]  tier i: algorithm (fw, sw, sl, tb), limit, window ms,
---              countRejected (1 or 0), blockFor ms
+-- ARGV[1]      an id unique to this call, which names its SLIDING_LOG entries ('' without such tiers)
+-- ARGV[2]      the call's figures, little-endian doubles (struct '<dddd'), then for each tier its
+--              algorithm in two characters and its figures ('<c2dddd'):
+--                now in epoch ms, or NaN to use the server's TIME
+--                cost
+--                the server's TIME in epoch ms after which the call is no longer decided, or NaN for
+--                no deadline: a call that reaches the server late (it waited behind a paused or
+--                stalled server, and its caller has given up) must not be counted
+--                the longest the caller waits for a permit, in ms: a call that does not fit now is
+--                reserved when every tier is a token bucket and it fits within that (0: never)
+--                tier i: algorithm (fw, sw, sl, tb), limit, window ms, countRejected (1 or 0),
+--                blockFor ms
+-- Packed, the figures need no parsing, and Redis makes two Lua strings for the arguments of a
+-- call rather than five and more per tier.
 -- Returns, packed as little-endian doubles (struct '<ddddddddd'), which the client reads without
 -- parsing a number: allowed (1 or 0), limit, remaining, resetAfter ms, retryAfter ms, server
 -- TIME ms, the time the call was decided at (for take-back.lua), the binding tier's window ms,
@@ -33,27 +37,27 @@
 
 local time = redis.call('TIME')
 local server_now = time[1] * 1000 + math.floor(time[2] / 1000)
-local deadline = tonumber(ARGV[4])
-if deadline and server_now > deadline then
+local figures = ARGV[2]
+local now, cost, deadline, max_wait = struct.unpack('<dddd', figures)
+-- Comparisons with NaN are false: no deadline never passes.
+if server_now > deadline then
   return struct.pack('<dd', -1, server_now)
 end
-local cost = tonumber(ARGV[2])
-local max_wait = tonumber(ARGV[5])
-local count = (#ARGV - 5) / 5
+if now ~= now then now = server_now end
+local count = (#figures - 32) / 34
 
 -- Read every tier; the key's time never runs backwards, even if a clock is set back or
 -- instances disagree, and its block is the latest any tier holds.
-local now = tonumber(ARGV[1]) or server_now
 local blocked_until = 0
 local tiers = {}
 local logs = 0
 for i = 1, count do
-  local a = 6 + 5 * (i - 1)
+  local algorithm, limit, window, count_rejected, block_for = struct.unpack('<c2dddd', figures, 33 + 34 * (i - 1))
   -- fw: s window start, n count; sw: s, n current count, p previous count;
   -- sl: n permits in the log; tb: n tokens missing, in 1/window units, refilled up to at.
   -- e: when the hash expires, in the key's time.
-  local t = { algorithm = ARGV[a], limit = tonumber(ARGV[a + 1]), window = tonumber(ARGV[a + 2]),
-              s = false, n = 0, p = 0, at = false, e = 0 }
+  local t = { algorithm = algorithm, limit = limit, window = window, count_rejected = count_rejected == 1,
+              block_for = block_for, s = false, n = 0, p = 0, at = false, e = 0 }
   local state = redis.call('HGET', KEYS[i], 'v')
   if state then
     local latest, block
@@ -62,7 +66,7 @@ for i = 1, count do
     if latest > now then now = latest end
     if block > blocked_until then blocked_until = block end
   end
-  if t.algorithm == 'sl' then
+  if algorithm == 'sl' then
     logs = logs + 1
     t.log, t.newest, t.added = KEYS[count + logs], false, false
   end
@@ -118,7 +122,7 @@ local function take(t, now, cost)
     if counted > t.n then t.n = counted end
   elseif algorithm == 'sl' then
     -- '%d', not '..': Lua writes a number of 15 digits or more in exponent form.
-    redis.call('ZADD', t.log, now, string.format('%s:%d', ARGV[3], cost))
+    redis.call('ZADD', t.log, now, string.format('%s:%d', ARGV[1], cost))
     t.newest, t.added = now, true
     t.n = t.n + cost
     while t.n > t.limit do
@@ -241,9 +245,9 @@ if fits or delay > 0 then
 else
   local block = 0
   for i = 1, count do
-    local a = 6 + 5 * (i - 1)
-    if not blocked and available(tiers[i], now) < cost then block = math.max(block, tonumber(ARGV[a + 4])) end
-    if ARGV[a + 3] == '1' then take(tiers[i], now, cost) end
+    local t = tiers[i]
+    if not blocked and available(t, now) < cost then block = math.max(block, t.block_for) end
+    if t.count_rejected then take(t, now, cost) end
   end
   if block > 0 then blocked_until = now + block end
 

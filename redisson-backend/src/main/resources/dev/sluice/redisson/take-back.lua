@@ -2,27 +2,23 @@
 -- waiting, and its limiter's failure policy answered instead): each tier's count is what it would
 -- be without the call. Counted rejections and blocks are left as they are: they only restrict.
 --
--- KEYS         as for decide.lua
--- ARGV[1]      the time decide.lua decided the call at
--- ARGV[2]      cost
--- ARGV[3]      the call's id
--- ARGV[6 + 5 * (i - 1) ...]  tier i, as for decide.lua
+-- KEYS, ARGV   as for decide.lua, but that the first figure is the time decide.lua decided the
+--              call at
 -- A tier whose state has moved past the call's window, or expired, keeps it: the call no longer
 -- counts there anyway. A token bucket gets back only what of the call's tokens has not been
 -- refilled since: never more than the call took.
 
-local now = tonumber(ARGV[1])
-local cost = tonumber(ARGV[2])
-local count = (#ARGV - 5) / 5
+local figures = ARGV[2]
+local now, cost = struct.unpack('<dd', figures)
+local count = (#figures - 32) / 34
 local logs = 0
 
 for i = 1, count do
-  local a = 6 + 5 * (i - 1)
-  local algorithm, limit, window = ARGV[a], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
+  local algorithm, limit, window = struct.unpack('<c2dd', figures, 33 + 34 * (i - 1))
   local removed = false
   if algorithm == 'sl' then
     logs = logs + 1
-    removed = redis.call('ZREM', KEYS[count + logs], string.format('%s:%d', ARGV[3], cost)) == 1
+    removed = redis.call('ZREM', KEYS[count + logs], string.format('%s:%d', ARGV[1], cost)) == 1
   end
   local state = redis.call('HGET', KEYS[i], 'v')
   if state then

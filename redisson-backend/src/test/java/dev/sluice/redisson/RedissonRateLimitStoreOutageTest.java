@@ -129,7 +129,7 @@ class RedissonRateLimitStoreOutageTest {
         RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).build();
         Call late = store.call("k", TIERS, 1, 0);
         long serverNow = server.time().toEpochMilli();
-        late.arguments()[3] = serverNow - 1;
+        late.arguments()[1] = DecisionCodec.withFigure((byte[]) late.arguments()[1], 2, serverNow - 1);
 
         byte[] reply = store.send(late).join();
 

@@ -11,7 +11,9 @@ import org.redisson.client.protocol.Encoder;
 /**
  * How decisions travel: arguments as {@link StringCodec} writes them but byte arrays as they
  * are, and the reply of {@code decide.lua}, figures packed as little-endian doubles, as its
- * bytes. A call's own figures travel packed the same way, in one byte array. Redisson would read
+ * bytes. A decision's arguments are byte arrays, its id and its figures packed the same way,
+ * wrapped as they are: a string would be copied into a pooled buffer, which Redisson never
+ * releases when a batch fails before it is written. Redisson would read
  * a reply of integers into a list, making a string and a {@code Long} of every figure; the
  * packed reply is one array, read in place. Every figure is a whole number below 2^53, so each
  * double holds it exactly. The store's other scripts reply with integers, which Redisson reads

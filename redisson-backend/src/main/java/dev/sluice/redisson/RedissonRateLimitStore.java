@@ -93,6 +93,8 @@ public final class RedissonRateLimitStore implements CountSyncStore {
     static final String SCRIPT_SHA = sha1(SCRIPT);
     private static final String TAKE_BACK_SCRIPT = script("take-back.lua");
     private static final String SYNC_SCRIPT = script("sync.lua");
+    /** The id of a call without sliding-log tiers, which need none. */
+    private static final byte[] NO_ID = {};
     private static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(100);
 
     private final RScript scripts;
@@ -337,7 +339,7 @@ public final class RedissonRateLimitStore implements CountSyncStore {
             logged |= tier.algorithm() == Algorithm.SLIDING_LOG;
         }
         // Only a sliding log's entries are named by the call.
-        String id = logged ? instanceId + ':' + calls.incrementAndGet() : "";
+        byte[] id = logged ? (instanceId + ':' + calls.incrementAndGet()).getBytes(StandardCharsets.US_ASCII) : NO_ID;
         return new Call(keys(key, tiers), new Object[] {id, figures.array()});
     }
 

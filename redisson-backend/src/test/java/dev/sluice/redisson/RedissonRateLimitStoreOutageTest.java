@@ -19,6 +19,8 @@ import dev.sluice.redisson.testing.RedisClients;
 import dev.sluice.redisson.testing.RedisCluster;
 import dev.sluice.redisson.testing.RedisServer;
 import dev.sluice.tck.MutableClock;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.UnpooledByteBufAllocator;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -137,6 +139,19 @@ class RedissonRateLimitStoreOutageTest {
         assertThat(DecisionCodec.figure(reply, 0)).isEqualTo(-1);
         assertThat(DecisionCodec.figure(reply, 1)).as("the server's time").isBetween(serverNow, serverNow + 10_000);
         assertThat(stored("k")).isZero();
+    }
+
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void aCallHoldsNoPooledBufferThatAFailedBatchWouldLeak(Algorithm algorithm) throws Exception {
+        RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).build();
+        Call call = store.call("k", List.of(Tier.of(5, ofMinutes(1), algorithm)), 1, 0);
+
+        for (Object argument : call.arguments()) {
+            ByteBuf encoded = DecisionCodec.INSTANCE.getValueEncoder().encode(argument);
+            assertThat(encoded.alloc()).as("not pooled: nothing to give back should its batch fail")
+                    .isInstanceOf(UnpooledByteBufAllocator.class);
+        }
     }
 
     @Test

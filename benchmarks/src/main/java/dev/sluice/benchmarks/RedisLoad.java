@@ -515,10 +515,10 @@ public final class RedisLoad {
     }
 
     private static Row print(Row row) {
-        System.out.printf(Locale.ROOT, "%6d key(s) %-9s %2d threads | %-52s %-15s | %8.0f/s p50 %6.3f p99 %6.3f"
-                        + " p99.9 %6.3f ms | %d failed%n", row.keys(), row.traffic(), row.threads(), row.subject(),
-                row.client(), row.decisionsPerSecond(), row.p50Millis(), row.p99Millis(), row.p999Millis(),
-                row.failures());
+        System.out.printf(Locale.ROOT, "%6d key(s) %-9s %2d threads | %-52s %-16s | %8.0f/s p50 %6s p99 %6s"
+                        + " p99.9 %6s ms | %d failed%n", row.keys(), row.traffic(), row.threads(), row.subject(),
+                row.client(), row.decisionsPerSecond(), ResultsReport.millis(row.p50Millis()),
+                ResultsReport.millis(row.p99Millis()), ResultsReport.millis(row.p999Millis()), row.failures());
         return row;
     }
 

@@ -496,7 +496,8 @@ public final class ResultsReport {
         return String.format(Locale.ROOT, "%.2f", value);
     }
 
-    private static String millis(@Nullable Double value) {
+    /** Milliseconds to three places, or a dash for none. */
+    static String millis(@Nullable Double value) {
         return value == null ? "—" : String.format(Locale.ROOT, "%.3f", value);
     }
 

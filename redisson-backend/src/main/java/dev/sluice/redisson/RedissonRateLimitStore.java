@@ -311,8 +311,15 @@ public final class RedissonRateLimitStore implements CountSyncStore {
                 call.keys, arguments).toCompletableFuture();
     }
 
-    /** The keys and arguments of one script call: the call's id and its figures, as decide.lua reads them. */
-    record Call(List<Object> keys, Object[] arguments) {
+    /**
+     * One script call.
+     *
+     * @param keys      its Redis keys
+     * @param arguments the call's id and its figures, as decide.lua reads them
+     * @param reserves  whether a call that does not fit now may be reserved, which makes the
+     *                  order calls reach Redis in the order their callers are served in
+     */
+    record Call(List<Object> keys, Object[] arguments, boolean reserves) {
 
         /** The key that decides which node of a cluster runs the call. */
         String slotKey() {
@@ -340,7 +347,7 @@ public final class RedissonRateLimitStore implements CountSyncStore {
         }
         // Only a sliding log's entries are named by the call.
         byte[] id = logged ? (instanceId + ':' + calls.incrementAndGet()).getBytes(StandardCharsets.US_ASCII) : NO_ID;
-        return new Call(keys(key, tiers), new Object[] {id, figures.array()});
+        return new Call(keys(key, tiers), new Object[] {id, figures.array()}, maxWaitMillis > 0);
     }
 
     /** The Redis keys of a store key: each tier's state, then the log of each {@code SLIDING_LOG} tier. */

@@ -8,6 +8,7 @@ import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.redisson.api.BatchOptions;
 import org.redisson.api.RBatch;
@@ -22,6 +23,11 @@ import org.redisson.api.RedissonClient;
  * call is still one {@code EVALSHA} with its own reply, sent once; what changes is that a busy
  * store writes, and Redis reads, many of them per system call, whatever the client's connection
  * pool settings.
+ *
+ * <p>Two sends in flight may go over two connections and reach Redis in either order. That is
+ * no matter for decisions, each answered at once, but reservations are served in the order
+ * Redis takes them: calls that may reserve wait in a queue of their own, and only one send at a
+ * time carries them, so that they reach Redis in the order they were sent.
  */
 final class ScriptPipeline {
 
@@ -35,7 +41,10 @@ final class ScriptPipeline {
     private final String sha;
     private final BatchOptions batchOptions;
     private final Queue<Pending> queue = new ConcurrentLinkedQueue<>();
+    private final Queue<Pending> reserving = new ConcurrentLinkedQueue<>();
     private final AtomicInteger inFlight = new AtomicInteger();
+    /** Whether a send carrying calls that may reserve is in flight. */
+    private final AtomicBoolean reservingInFlight = new AtomicBoolean();
     private final long sendTimeoutMillis;
 
     /**
@@ -61,7 +70,7 @@ final class ScriptPipeline {
     /** Runs the script for a call: the reply's bytes, as Redis sent them. */
     CompletableFuture<byte[]> send(Call call) {
         Pending pending = new Pending(call, new CompletableFuture<>());
-        queue.add(pending);
+        (call.reserves() ? reserving : queue).add(pending);
         drain();
         return pending.reply;
     }
@@ -72,7 +81,7 @@ final class ScriptPipeline {
      * with the next batch.
      */
     private void drain() {
-        while (!queue.isEmpty()) {
+        while (!queue.isEmpty() || !reserving.isEmpty() && !reservingInFlight.get()) {
             int sending = inFlight.get();
             if (sending >= MAX_IN_FLIGHT) {
                 return;
@@ -81,7 +90,12 @@ final class ScriptPipeline {
                 continue;
             }
             List<Pending> batch = new ArrayList<>();
+            // Only the send that holds the flag takes calls that may reserve, in the order they came.
+            boolean carriesReserving = !reserving.isEmpty() && reservingInFlight.compareAndSet(false, true);
             Pending next;
+            while (carriesReserving && batch.size() < MAX_BATCH && (next = reserving.poll()) != null) {
+                batch.add(next);
+            }
             while (batch.size() < MAX_BATCH && (next = queue.poll()) != null) {
                 batch.add(next);
             }
@@ -91,6 +105,9 @@ final class ScriptPipeline {
                 default -> sendTogether(batch);
             };
             sent.copy().completeOnTimeout(null, sendTimeoutMillis, TimeUnit.MILLISECONDS).whenComplete((done, failure) -> {
+                if (carriesReserving) {
+                    reservingInFlight.set(false);
+                }
                 inFlight.decrementAndGet();
                 drain();
             });

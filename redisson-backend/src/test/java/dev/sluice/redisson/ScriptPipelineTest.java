@@ -1,14 +1,20 @@
 package dev.sluice.redisson;
 
+import static java.time.Duration.ofMillis;
 import static java.time.Duration.ofMinutes;
+import static java.time.Duration.ofSeconds;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.Decision;
+import dev.sluice.Reservation;
 import dev.sluice.Tier;
 import dev.sluice.annotation.Algorithm;
 import dev.sluice.redisson.testing.RedisClients;
+import dev.sluice.redisson.testing.RedisCluster;
 import dev.sluice.redisson.testing.RedisServer;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
@@ -18,9 +24,10 @@ import org.redisson.config.Config;
 
 /**
  * Concurrent decisions leave together: while two sends are in flight the others gather, and go
- * as one pipelined batch, each still one script call with its own answer. It holds on a client
- * configured as Redisson's defaults have it, where each command otherwise holds a connection
- * until its reply.
+ * as one pipelined batch, each still one script call with its own answer; calls that may
+ * reserve go one send at a time, so that they reach the server in the order asked. It holds on
+ * a client configured as Redisson's defaults have it, where each command otherwise holds a
+ * connection until its reply.
  */
 class ScriptPipelineTest {
 
@@ -56,6 +63,48 @@ class ScriptPipelineTest {
                 client.shutdown();
             }
         }
+    }
+
+    @Test
+    void callsThatMayReserveReachTheServerOneSendAtATimeAndAreServedInTheOrderAsked() {
+        try (RedisServer server = RedisServer.start()) {
+            // Redisson's defaults: a command holds its connection until its reply, so a second send in
+            // flight takes a second connection, and the two may reach the server in either order.
+            Config config = new Config();
+            config.useSingleServer().setAddress(server.address());
+            RedissonClient client = Redisson.create(config);
+            try {
+                RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).timeout(RedisClients.PATIENT).build();
+                List<Tier> bucket = List.of(Tier.of(10, ofSeconds(10), Algorithm.TOKEN_BUCKET));
+                assertThat(store.tryAcquire("k", bucket, 10).allowed()).as("the bucket spent").isTrue();
+
+                server.cli("CLIENT", "PAUSE", "5000", "WRITE");
+                List<CompletableFuture<Reservation>> reservations = new ArrayList<>();
+                for (int i = 0; i < 5; i++) {
+                    reservations.add(store.reserveAsync("k", bucket, 1, ofMinutes(1)).toCompletableFuture());
+                }
+                RedisCluster.await("the first send to reach the paused server", () -> blockedClients(server) > 0);
+                long deadline = System.nanoTime() + ofMillis(500).toNanos();
+                while (System.nanoTime() < deadline) {
+                    assertThat(blockedClients(server)).as("connections whose calls wait on the server").isEqualTo(1);
+                    RedisServer.waitBriefly();
+                }
+                server.cli("CLIENT", "UNPAUSE");
+
+                List<Duration> delays = reservations.stream().map(CompletableFuture::join).map(Reservation::delay).toList();
+                // A token a second: each caller's permit is due a second after the one who asked before.
+                assertThat(delays).as("due in the order asked").isSortedAccordingTo(Comparator.naturalOrder())
+                        .doesNotHaveDuplicates();
+            } finally {
+                client.shutdown();
+            }
+        }
+    }
+
+    private static long blockedClients(RedisServer server) {
+        return server.cli("INFO", "clients").lines().filter(line -> line.startsWith("blocked_clients:"))
+                .mapToLong(line -> Long.parseLong(line.substring(line.indexOf(':') + 1).trim()))
+                .findFirst().orElseThrow();
     }
 
     private static long stat(RedisServer server, String name) {

@@ -17,6 +17,8 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
@@ -31,84 +33,79 @@ import org.redisson.config.Config;
  */
 class ScriptPipelineTest {
 
+    private RedisServer server;
+    private RedissonClient client;
+    private RedissonRateLimitStore store;
+
+    @BeforeEach
+    void start() {
+        server = RedisServer.start();
+        // Redisson's defaults: a command holds its connection until its reply, so a second send in
+        // flight takes a second connection, and the two may reach the server in either order.
+        Config config = new Config();
+        config.useSingleServer().setAddress(server.address());
+        client = Redisson.create(config);
+        store = RedissonRateLimitStore.builder(client).timeout(RedisClients.PATIENT).build();
+    }
+
+    @AfterEach
+    void stop() {
+        client.shutdown();
+        server.close();
+    }
+
     @Test
     void decisionsThatComeWhileTheServerIsBusyLeaveTogetherAndEachGetsItsOwnAnswer() {
-        try (RedisServer server = RedisServer.start()) {
-            Config config = new Config();
-            config.useSingleServer().setAddress(server.address());
-            RedissonClient client = Redisson.create(config);
-            try {
-                RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).timeout(RedisClients.PATIENT).build();
-                List<Tier> tiers = List.of(Tier.of(100, ofMinutes(10), Algorithm.FIXED_WINDOW));
-                store.tryAcquire("warm-up", tiers, 1);
+        List<Tier> tiers = List.of(Tier.of(100, ofMinutes(10), Algorithm.FIXED_WINDOW));
+        store.tryAcquire("warm-up", tiers, 1);
 
-                // Paused, the server reads nothing it must run, so the decisions below pile up in the store.
-                server.cli("CLIENT", "PAUSE", "1000", "WRITE");
-                long readsBefore = stat(server, "total_reads_processed");
-                List<CompletableFuture<Decision>> decisions = new ArrayList<>();
-                for (int i = 0; i < 64; i++) {
-                    decisions.add(store.tryAcquireAsync("shared", tiers, 1).toCompletableFuture());
-                }
-                server.cli("CLIENT", "UNPAUSE");
-                List<Long> remaining = decisions.stream().map(CompletableFuture::join).map(Decision::remaining).toList();
-                long reads = stat(server, "total_reads_processed") - readsBefore;
-
-                assertThat(remaining).as("each decision its own answer").doesNotHaveDuplicates()
-                        .allSatisfy(left -> assertThat(left).isBetween(36L, 99L));
-                assertThat(server.tierState("sluice:{shared}:fw600000", "n")).isEqualTo(64);
-                // Sent one by one, 64 decisions take about 64 reads of the server (besides the three
-                // commands of this test); together, a handful.
-                assertThat(reads).as("reads by the server for 64 decisions").isLessThanOrEqualTo(10);
-            } finally {
-                client.shutdown();
-            }
+        // Paused, the server reads nothing it must run, so the decisions below pile up in the store.
+        server.cli("CLIENT", "PAUSE", "1000", "WRITE");
+        long readsBefore = info("stats", "total_reads_processed");
+        List<CompletableFuture<Decision>> decisions = new ArrayList<>();
+        for (int i = 0; i < 64; i++) {
+            decisions.add(store.tryAcquireAsync("shared", tiers, 1).toCompletableFuture());
         }
+        server.cli("CLIENT", "UNPAUSE");
+        List<Long> remaining = decisions.stream().map(CompletableFuture::join).map(Decision::remaining).toList();
+        long reads = info("stats", "total_reads_processed") - readsBefore;
+
+        assertThat(remaining).as("each decision its own answer").doesNotHaveDuplicates()
+                .allSatisfy(left -> assertThat(left).isBetween(36L, 99L));
+        assertThat(server.tierState("sluice:{shared}:fw600000", "n")).isEqualTo(64);
+        // Sent one by one, 64 decisions take about 64 reads of the server (besides the three
+        // commands of this test); together, a handful.
+        assertThat(reads).as("reads by the server for 64 decisions").isLessThanOrEqualTo(10);
     }
 
     @Test
     void callsThatMayReserveReachTheServerOneSendAtATimeAndAreServedInTheOrderAsked() {
-        try (RedisServer server = RedisServer.start()) {
-            // Redisson's defaults: a command holds its connection until its reply, so a second send in
-            // flight takes a second connection, and the two may reach the server in either order.
-            Config config = new Config();
-            config.useSingleServer().setAddress(server.address());
-            RedissonClient client = Redisson.create(config);
-            try {
-                RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).timeout(RedisClients.PATIENT).build();
-                List<Tier> bucket = List.of(Tier.of(10, ofSeconds(10), Algorithm.TOKEN_BUCKET));
-                assertThat(store.tryAcquire("k", bucket, 10).allowed()).as("the bucket spent").isTrue();
+        List<Tier> bucket = List.of(Tier.of(10, ofSeconds(10), Algorithm.TOKEN_BUCKET));
+        assertThat(store.tryAcquire("k", bucket, 10).allowed()).as("the bucket spent").isTrue();
 
-                server.cli("CLIENT", "PAUSE", "5000", "WRITE");
-                List<CompletableFuture<Reservation>> reservations = new ArrayList<>();
-                for (int i = 0; i < 5; i++) {
-                    reservations.add(store.reserveAsync("k", bucket, 1, ofMinutes(1)).toCompletableFuture());
-                }
-                RedisCluster.await("the first send to reach the paused server", () -> blockedClients(server) > 0);
-                long deadline = System.nanoTime() + ofMillis(500).toNanos();
-                while (System.nanoTime() < deadline) {
-                    assertThat(blockedClients(server)).as("connections whose calls wait on the server").isEqualTo(1);
-                    RedisServer.waitBriefly();
-                }
-                server.cli("CLIENT", "UNPAUSE");
-
-                List<Duration> delays = reservations.stream().map(CompletableFuture::join).map(Reservation::delay).toList();
-                // A token a second: each caller's permit is due a second after the one who asked before.
-                assertThat(delays).as("due in the order asked").isSortedAccordingTo(Comparator.naturalOrder())
-                        .doesNotHaveDuplicates();
-            } finally {
-                client.shutdown();
-            }
+        server.cli("CLIENT", "PAUSE", "5000", "WRITE");
+        List<CompletableFuture<Reservation>> reservations = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            reservations.add(store.reserveAsync("k", bucket, 1, ofMinutes(1)).toCompletableFuture());
         }
+        RedisCluster.await("the first send to reach the paused server", () -> info("clients", "blocked_clients") > 0);
+        long deadline = System.nanoTime() + ofMillis(500).toNanos();
+        while (System.nanoTime() < deadline) {
+            assertThat(info("clients", "blocked_clients")).as("connections whose calls wait on the server")
+                    .isEqualTo(1);
+            RedisServer.waitBriefly();
+        }
+        server.cli("CLIENT", "UNPAUSE");
+
+        List<Duration> delays = reservations.stream().map(CompletableFuture::join).map(Reservation::delay).toList();
+        // A token a second: each caller's permit is due a second after the one who asked before.
+        assertThat(delays).as("due in the order asked").isSortedAccordingTo(Comparator.naturalOrder())
+                .doesNotHaveDuplicates();
     }
 
-    private static long blockedClients(RedisServer server) {
-        return server.cli("INFO", "clients").lines().filter(line -> line.startsWith("blocked_clients:"))
-                .mapToLong(line -> Long.parseLong(line.substring(line.indexOf(':') + 1).trim()))
-                .findFirst().orElseThrow();
-    }
-
-    private static long stat(RedisServer server, String name) {
-        return server.cli("INFO", "stats").lines().filter(line -> line.startsWith(name + ":"))
+    /** A figure of a section of the server's {@code INFO}. */
+    private long info(String section, String name) {
+        return server.cli("INFO", section).lines().filter(line -> line.startsWith(name + ":"))
                 .mapToLong(line -> Long.parseLong(line.substring(line.indexOf(':') + 1).trim()))
                 .findFirst().orElseThrow();
     }

@@ -52,12 +52,11 @@ local blocked_until = 0
 local tiers = {}
 local logs = 0
 for i = 1, count do
-  local algorithm, limit, window, count_rejected, block_for = struct.unpack('<c2dddd', figures, 33 + 34 * (i - 1))
+  local algorithm, limit, window = struct.unpack('<c2dd', figures, 33 + 34 * (i - 1))
   -- fw: s window start, n count; sw: s, n current count, p previous count;
   -- sl: n permits in the log; tb: n tokens missing, in 1/window units, refilled up to at.
   -- e: when the hash expires, in the key's time.
-  local t = { algorithm = algorithm, limit = limit, window = window, count_rejected = count_rejected == 1,
-              block_for = block_for, s = false, n = 0, p = 0, at = false, e = 0 }
+  local t = { algorithm = algorithm, limit = limit, window = window, s = false, n = 0, p = 0, at = false, e = 0 }
   local state = redis.call('HGET', KEYS[i], 'v')
   if state then
     local latest, block
@@ -246,8 +245,10 @@ else
   local block = 0
   for i = 1, count do
     local t = tiers[i]
-    if not blocked and available(t, now) < cost then block = math.max(block, t.block_for) end
-    if t.count_rejected then take(t, now, cost) end
+    -- Read only here, which few calls reach: the tier's figures after its algorithm, limit and window.
+    local count_rejected, block_for = struct.unpack('<dd', figures, 33 + 34 * (i - 1) + 18)
+    if not blocked and available(t, now) < cost then block = math.max(block, block_for) end
+    if count_rejected == 1 then take(t, now, cost) end
   end
   if block > 0 then blocked_until = now + block end
 

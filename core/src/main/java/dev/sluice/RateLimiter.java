@@ -310,12 +310,16 @@ public final class RateLimiter {
         Instant start = clock.instant();
         Instant deadline = start.plus(maxWait);
         // A caller that finds others waiting for this key gets in line behind them without asking.
-        Reservation reservation = waitLines.waiting(key) ? null : reserve(key, cost, tiers, deadline);
-        if (reservation != null && waitBefore(reservation.decision(), deadline) == null) {
-            return served(key, reservation, start, false);
-        }
-        WaitLines.Turn turn = waitLines.join(key, reservation == null ? null : reservation.decision());
+        WaitLines.Turn turn = waitLines.arrive(key);
+        Reservation reservation = null;
         try {
+            if (turn.asks()) {
+                reservation = reserve(key, cost, tiers, deadline);
+                if (waitBefore(reservation.decision(), deadline) == null) {
+                    return served(key, reservation, start, false);
+                }
+                waitLines.toldToWait(turn, reservation.decision());
+            }
             if (turn.awaitFirst()) {
                 // Others went first: what this caller was told before is out of date.
                 reservation = null;
@@ -435,32 +439,38 @@ public final class RateLimiter {
         }
         Instant start = clock.instant();
         Instant deadline = start.plus(maxWait);
-        CompletionStage<@Nullable Reservation> asked = waitLines.waiting(key)
-                ? CompletableFuture.completedFuture(null) : reserveAsync(key, cost, tiers, deadline);
-        return asked.thenCompose(reservation -> {
+        if (onLimit == OnLimit.REJECT) {
+            return reserveAsync(key, cost, tiers, deadline).thenCompose(decided -> servedAsync(key, decided, start, false));
+        }
+        // A caller that finds others waiting for this key gets in line behind them without asking.
+        WaitLines.Turn turn = waitLines.arrive(key);
+        CompletionStage<@Nullable Reservation> asked = turn.asks()
+                ? reserveAsync(key, cost, tiers, deadline) : CompletableFuture.completedFuture(null);
+        CompletableFuture<Decision> served = new CompletableFuture<>();
+        asked.thenCompose(reservation -> {
             if (reservation != null && waitBefore(reservation.decision(), deadline) == null) {
                 return servedAsync(key, reservation, start, false);
             }
-            WaitLines.Turn turn = waitLines.join(key, reservation == null ? null : reservation.decision());
-            CompletableFuture<Decision> served = new CompletableFuture<>();
+            if (reservation != null) {
+                waitLines.toldToWait(turn, reservation.decision());
+            }
             // Handed over on another thread, so that a long line served at once never nests.
-            turn.first.thenComposeAsync(othersFirst -> inLineAsync(key, cost, tiers, turn,
+            return turn.first.thenComposeAsync(othersFirst -> inLineAsync(key, cost, tiers, turn,
                             othersFirst ? null : reservation, deadline))
-                    .thenCompose(done -> servedAsync(key, done, start, true))
-                    .whenComplete((done, failure) -> {
-                        // Out of the line before the caller hears, so that its next call finds the line
-                        // as it is; the next caller's turn after the caller's own continuations, so
-                        // that callers hear of their permits in the order they came.
-                        WaitLines.Turn next = waitLines.remove(turn);
-                        if (failure != null) {
-                            served.completeExceptionally(failure);
-                        } else {
-                            served.complete(done);
-                        }
-                        waitLines.handOver(next);
-                    });
-            return served;
+                    .thenCompose(done -> servedAsync(key, done, start, true));
+        }).whenComplete((done, failure) -> {
+            // Out of the line before the caller hears, so that its next call finds the line as it
+            // is; the next caller's turn after the caller's own continuations, so that callers
+            // hear of their permits in the order they came.
+            WaitLines.Turn next = waitLines.remove(turn);
+            if (failure != null) {
+                served.completeExceptionally(failure);
+            } else {
+                served.complete(done);
+            }
+            waitLines.handOver(next);
         });
+        return served;
     }
 
     /** Asks the store as first in line, sleeping between asks, until a reservation is final. */

@@ -7,45 +7,60 @@ import java.util.concurrent.ExecutionException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The callers of one limiter that wait for a permit, in line per key. Only the first of a key's
- * line asks the store, sleeping as long as the store says between asks; the others wait for their
- * turn, then ask at once. So waiting callers are served first come, first served, and a key with
- * many waiters costs the store about one call per permit rather than one per waiter and wake-up.
- * A caller that finds no line asks the store straight away and joins only if it must wait.
+ * The callers of one limiter that wait for a permit, in line per key, in the order they came.
+ * A caller takes its place on arrival. One that finds others told to wait gets in line behind
+ * them without asking the store; otherwise it asks at once (with others that came meanwhile, the
+ * store deciding between them), and if told to wait, waits in its place, behind any caller that
+ * came before it and is still waiting for its answer. Only the first of a key's line asks the
+ * store, sleeping as long as the store says between asks; the others wait for their turn, then
+ * ask at once. So waiting callers are served first come, first served, even when the store's
+ * answers come back in another order than their questions went, and a key with many waiters costs
+ * the store about one call per permit rather than one per waiter and wake-up.
  */
 final class WaitLines {
 
     private final ConcurrentHashMap<String, Line> lines = new ConcurrentHashMap<>();
 
-    /** Whether callers wait for a permit of this key: a newcomer then joins their line. */
-    boolean waiting(String key) {
-        return lines.containsKey(key);
-    }
-
     /**
-     * Joins the line of a key.
+     * Takes a caller's place at the end of a key's line.
      *
-     * @param rejection the decision that made the caller wait, if it asked the store already
-     * @return the caller's turn, which comes once everyone before it has left
+     * @return the caller's turn: whether it {@linkplain Turn#asks asks} the store at once, and
+     *         when its turn comes if it must wait
      */
-    Turn join(String key, @Nullable Decision rejection) {
-        Turn[] joined = new Turn[1];
-        boolean[] first = new boolean[1];
+    Turn arrive(String key) {
+        Turn[] arrived = new Turn[1];
         // A line changes only under its key's lock in the map.
         lines.compute(key, (k, existing) -> {
             Line line = existing == null ? new Line(key) : existing;
-            joined[0] = new Turn(line);
-            line.waiting.add(joined[0]);
-            first[0] = line.waiting.size() == 1;
-            if (rejection != null) {
-                line.latestRejection = rejection;
+            arrived[0] = new Turn(line, line.waiters == 0);
+            line.turns.add(arrived[0]);
+            if (arrived[0].waits) {
+                line.waiters++;
             }
             return line;
         });
+        return arrived[0];
+    }
+
+    /**
+     * Tells the line that a caller who asked on arrival must wait: it waits in its place, and
+     * its turn comes at once if no one came before it.
+     *
+     * @param rejection the decision that made it wait
+     */
+    void toldToWait(Turn turn, Decision rejection) {
+        boolean[] first = new boolean[1];
+        // The caller is in its line until it leaves, so its line is the key's.
+        lines.computeIfPresent(turn.line.key, (k, line) -> {
+            turn.waits = true;
+            line.waiters++;
+            line.latestRejection = rejection;
+            first[0] = line.turns.peekFirst() == turn;
+            return line;
+        });
         if (first[0]) {
-            joined[0].first.complete(false);
+            turn.first.complete(false);
         }
-        return joined[0];
     }
 
     /** Leaves the line, first in it or not; the turn of the next caller comes. */
@@ -63,10 +78,17 @@ final class WaitLines {
     @Nullable Turn remove(Turn turn) {
         Turn[] next = new Turn[1];
         lines.computeIfPresent(turn.line.key, (k, line) -> {
-            boolean wasFirst = line.waiting.peekFirst() == turn;
-            line.waiting.remove(turn);
-            next[0] = wasFirst ? line.waiting.peekFirst() : null;
-            return line.waiting.isEmpty() ? null : line;
+            boolean wasFirst = line.turns.peekFirst() == turn;
+            if (!line.turns.remove(turn)) {
+                return line;
+            }
+            if (turn.waits) {
+                line.waiters--;
+            }
+            Turn after = line.turns.peekFirst();
+            // A caller still waiting for the answer to its first ask learns of its turn from that answer.
+            next[0] = wasFirst && after != null && after.waits ? after : null;
+            return line.turns.isEmpty() ? null : line;
         });
         return next[0];
     }
@@ -78,10 +100,12 @@ final class WaitLines {
         }
     }
 
-    /** The callers waiting for a permit of one key, first in line first; guarded by the key's lock in the map. */
+    /** The callers of one key in line, first come first; guarded by the key's lock in the map. */
     private static final class Line {
         final String key;
-        final ArrayDeque<Turn> waiting = new ArrayDeque<>(4);
+        final ArrayDeque<Turn> turns = new ArrayDeque<>(4);
+        /** How many of them wait for their turn; a caller that comes while any do gets in line without asking. */
+        int waiters;
         /** The latest rejection in this line, which a caller interrupted while in line reports. */
         volatile @Nullable Decision latestRejection;
 
@@ -94,11 +118,27 @@ final class WaitLines {
     static final class Turn {
 
         private final Line line;
-        /** Completes once the caller is first: with whether others went before it. */
+        private final boolean asks;
+        /**
+         * Whether the caller waits for its turn: it was told to wait, or came after others who
+         * were; guarded by the line's lock.
+         */
+        private boolean waits;
+        /** Completes once the caller is first and told to wait: with whether others went before it. */
         final CompletableFuture<Boolean> first = new CompletableFuture<>();
 
-        private Turn(Line line) {
+        private Turn(Line line, boolean asks) {
             this.line = line;
+            this.asks = asks;
+            this.waits = !asks;
+        }
+
+        /**
+         * Whether the caller asks the store on arrival: no one in its line was told to wait.
+         * Otherwise it asks only once its turn has come.
+         */
+        boolean asks() {
+            return asks;
         }
 
         /**

@@ -46,6 +46,14 @@ class WaitingInLineTest {
     private final RateLimitStore reserving = new CountingStore(true);
     /** Ten permits a second, one at a time: a permit every 100 ms. */
     private final Tier tenPerSecond = Tier.of(1, ofMillis(100), TOKEN_BUCKET);
+    /** How many of the next asks the stores answer only when the test lets their answers go. */
+    private final AtomicInteger answersToHold = new AtomicInteger();
+    /** The answers held back, in the order they were asked; each goes when completed. */
+    private final List<CompletableFuture<Void>> heldAnswers = Collections.synchronizedList(new ArrayList<>());
+    /** Answers that reached a blocked caller. */
+    private final AtomicInteger answersReceived = new AtomicInteger();
+    /** The threads of blocked callers whose permits the store took, in the order it took them. */
+    private final List<String> admittedThreads = Collections.synchronizedList(new ArrayList<>());
 
     @ParameterizedTest(name = "reserved: {0}")
     @ValueSource(booleans = {true, false})
@@ -144,6 +152,57 @@ class WaitingInLineTest {
     }
 
     @Test
+    void asynchronousCallersAreServedInTheOrderTheyCameWhenTheirFirstAnswersComeBackInAnother() {
+        VirtualTimer timer = new VirtualTimer();
+        RateLimiter limiter = RateLimiter.builder().name("outbound").store(store).clock(clock)
+                .sleeper(timer).tier(tenPerSecond).onLimit(OnLimit.WAIT).maxWait(ofSeconds(10)).build();
+        limiter.acquire("api");
+        answersToHold.set(3);
+
+        List<Integer> served = Collections.synchronizedList(new ArrayList<>());
+        List<CompletableFuture<Decision>> calls = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            int caller = i;
+            calls.add(limiter.acquireAsync("api").toCompletableFuture().whenComplete((decision, failure) -> served.add(caller)));
+        }
+        assertThat(heldAnswers).as("no one was told to wait yet: each asked on arrival").hasSize(3);
+        // Each is told to wait, the last to ask first.
+        for (int i = 2; i >= 0; i--) {
+            heldAnswers.get(i).complete(null);
+        }
+        timer.runUntil(() -> calls.stream().allMatch(CompletableFuture::isDone));
+
+        assertThat(calls).allSatisfy(call -> assertThat(call.join().allowed()).isTrue());
+        assertThat(served).as("first come, first served").containsExactly(0, 1, 2);
+    }
+
+    @Test
+    void blockedCallersAreServedInTheOrderTheyCameWhenTheirFirstAnswersComeBackInAnother() throws Exception {
+        RateLimiter limiter = RateLimiter.builder().name("outbound").store(store).clock(clock)
+                .sleeper(duration -> millis.addAndGet(duration.toMillis()))
+                .tier(tenPerSecond).onLimit(OnLimit.WAIT).maxWait(ofSeconds(10)).build();
+        limiter.acquire("api");
+        answersToHold.set(2);
+
+        admittedThreads.clear();
+        Thread first = new Thread(() -> limiter.acquire("api"), "first");
+        first.start();
+        awaitCondition(() -> heldAnswers.size() == 1);
+        Thread second = new Thread(() -> limiter.acquire("api"), "second");
+        second.start();
+        awaitCondition(() -> heldAnswers.size() == 2);
+        int received = answersReceived.get();
+        heldAnswers.get(1).complete(null);
+        // Told to wait, the second waits for the first, which asked before it and has had no answer yet.
+        awaitCondition(() -> answersReceived.get() > received && second.getState() == Thread.State.WAITING);
+        heldAnswers.get(0).complete(null);
+        first.join(10_000);
+        second.join(10_000);
+
+        assertThat(admittedThreads).as("first come, first served").containsExactly("first", "second");
+    }
+
+    @Test
     void aCallerInterruptedInLineIsRejectedAndTheLineMovesOn() throws Exception {
         CountDownLatch firstSleeps = new CountDownLatch(1);
         CountDownLatch wakeFirst = new CountDownLatch(1);
@@ -199,7 +258,17 @@ class WaitingInLineTest {
                 ofMillis(200));
     }
 
-    /** Asks the in-memory store and counts every call. */
+    /** Lets an answer go at once, or, while answers are to be held, when the test completes it. */
+    private CompletableFuture<Void> answerGoes() {
+        if (answersToHold.getAndUpdate(held -> Math.max(0, held - 1)) == 0) {
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<Void> goes = new CompletableFuture<>();
+        heldAnswers.add(goes);
+        return goes;
+    }
+
+    /** Asks the in-memory store and counts every call; an ask is decided at once, its answer may be held back. */
     private final class CountingStore implements RateLimitStore {
 
         private final boolean reserves;
@@ -223,14 +292,22 @@ class WaitingInLineTest {
         @Override
         public Reservation reserve(String key, List<Tier> tiers, long cost, Duration maxWait) {
             storeCalls.incrementAndGet();
-            return reserves ? memory.reserve(key, tiers, cost, maxWait) : Reservation.now(memory.tryAcquire(key, tiers, cost));
+            Reservation answer = reserves ? memory.reserve(key, tiers, cost, maxWait)
+                    : Reservation.now(memory.tryAcquire(key, tiers, cost));
+            if (answer.decision().allowed()) {
+                admittedThreads.add(Thread.currentThread().getName());
+            }
+            answerGoes().join();
+            answersReceived.incrementAndGet();
+            return answer;
         }
 
         @Override
         public CompletionStage<Reservation> reserveAsync(String key, List<Tier> tiers, long cost, Duration maxWait) {
             storeCalls.incrementAndGet();
-            return reserves ? memory.reserveAsync(key, tiers, cost, maxWait)
+            CompletionStage<Reservation> answer = reserves ? memory.reserveAsync(key, tiers, cost, maxWait)
                     : memory.tryAcquireAsync(key, tiers, cost).thenApply(Reservation::now);
+            return answerGoes().thenCompose(goes -> answer);
         }
     }
 

@@ -65,11 +65,7 @@ class WaitingInLineTest {
         storeCalls.set(0);
 
         List<Integer> served = Collections.synchronizedList(new ArrayList<>());
-        List<CompletableFuture<Decision>> calls = new ArrayList<>();
-        for (int i = 0; i < 20; i++) {
-            int caller = i;
-            calls.add(limiter.acquireAsync("api").toCompletableFuture().whenComplete((decision, failure) -> served.add(caller)));
-        }
+        List<CompletableFuture<Decision>> calls = acquireOneAfterAnother(limiter, 20, served);
         timer.runUntil(() -> calls.stream().allMatch(CompletableFuture::isDone));
 
         assertThat(calls).allSatisfy(call -> assertThat(call.join().allowed()).isTrue());
@@ -97,8 +93,11 @@ class WaitingInLineTest {
                 .sleeper(duration -> {
                     mostSleeping.accumulateAndGet(sleeping.incrementAndGet(), Math::max);
                     millis.addAndGet(duration.toMillis());
-                    // Long enough for callers that all slept at once to be seen doing so.
-                    Thread.sleep(1);
+                    // Stays until another caller sleeps too, or a while has passed: callers that all
+                    // slept at once would be seen doing so.
+                    for (int i = 0; i < 1_000 && sleeping.get() == 1; i++) {
+                        Thread.yield();
+                    }
                     sleeping.decrementAndGet();
                 })
                 .tier(tenPerSecond).onLimit(OnLimit.WAIT).maxWait(ofSeconds(10)).build();
@@ -160,11 +159,7 @@ class WaitingInLineTest {
         answersToHold.set(3);
 
         List<Integer> served = Collections.synchronizedList(new ArrayList<>());
-        List<CompletableFuture<Decision>> calls = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            int caller = i;
-            calls.add(limiter.acquireAsync("api").toCompletableFuture().whenComplete((decision, failure) -> served.add(caller)));
-        }
+        List<CompletableFuture<Decision>> calls = acquireOneAfterAnother(limiter, 3, served);
         assertThat(heldAnswers).as("no one was told to wait yet: each asked on arrival").hasSize(3);
         // Each is told to wait, the last to ask first.
         for (int i = 2; i >= 0; i--) {
@@ -258,6 +253,20 @@ class WaitingInLineTest {
                 ofMillis(200));
     }
 
+    /**
+     * Asynchronous callers asking for a permit of one key, one after another from this thread;
+     * each adds its number, from 0, to {@code served} when it hears.
+     */
+    private static List<CompletableFuture<Decision>> acquireOneAfterAnother(RateLimiter limiter, int callers,
+                                                                           List<Integer> served) {
+        List<CompletableFuture<Decision>> calls = new ArrayList<>();
+        for (int i = 0; i < callers; i++) {
+            int caller = i;
+            calls.add(limiter.acquireAsync("api").toCompletableFuture().whenComplete((decision, failure) -> served.add(caller)));
+        }
+        return calls;
+    }
+
     /** Lets an answer go at once, or, while answers are to be held, when the test completes it. */
     private CompletableFuture<Void> answerGoes() {
         if (answersToHold.getAndUpdate(held -> Math.max(0, held - 1)) == 0) {
@@ -311,11 +320,11 @@ class WaitingInLineTest {
         }
     }
 
-    private static void awaitCondition(BooleanSupplier condition) throws InterruptedException {
+    private static void awaitCondition(BooleanSupplier condition) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!condition.getAsBoolean()) {
             assertThat(System.nanoTime()).as("waited 10 s for a condition").isLessThan(deadline);
-            Thread.sleep(1);
+            Thread.yield();
         }
     }
 

@@ -51,11 +51,15 @@ import org.jspecify.annotations.Nullable;
 public final class InMemoryRateLimitStore implements RateLimitStore {
 
     private static final VarHandle LATEST_MILLIS;
+    private static final VarHandle SET_BACK_MILLIS;
+    /** A clock found this far behind the latest time read was set back; less is the jitter of concurrent reads. */
+    private static final long SET_BACK_THRESHOLD_MILLIS = 1_000;
 
     static {
         try {
-            LATEST_MILLIS = MethodHandles.lookup().findVarHandle(InMemoryRateLimitStore.class, "latestMillis",
-                    long.class);
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            LATEST_MILLIS = lookup.findVarHandle(InMemoryRateLimitStore.class, "latestMillis", long.class);
+            SET_BACK_MILLIS = lookup.findVarHandle(InMemoryRateLimitStore.class, "setBackMillis", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -66,6 +70,8 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
     private final long originMillis;
     /** The latest time any decision read, which is Caffeine's time, so that the clock is read once per decision. */
     private volatile long latestMillis;
+    /** How far the clock has been set back since the store began, in all: the store's time is the clock's plus this. */
+    private volatile long setBackMillis;
     /**
      * The keys' states, each its own key (a state equals the states of its store key). Lookups
      * pass a {@link KeyProbe}, which equals the state of the store key it stands for, hence the
@@ -74,8 +80,10 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
     private final Cache<Object, KeyState> keys;
     private final Policy<Object, KeyState> policy;
     private final Policy.VarExpiration<Object, KeyState> expiration;
+    /** Hashes keys under a secret of this store's, so that no caller can make keys collide. */
+    private final SipHash hashes = SipHash.random();
     /** Each thread's probe; one per store, so that a store no longer used is not kept by threads. */
-    private final ThreadLocal<KeyProbe> probes = ThreadLocal.withInitial(KeyProbe::new);
+    private final ThreadLocal<KeyProbe> probes = ThreadLocal.withInitial(() -> new KeyProbe(hashes));
     /**
      * States Caffeine dropped while a decision was still changing them: held here until that
      * decision puts them back, or the next decision of their key takes them. Empty but for races.
@@ -153,19 +161,12 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
     /** Decides one call; its figures are in the returned outcome, the calling thread's own. */
     private KeyState.Outcome decide(String prefix, String key, List<Tier> tiers, long cost, long maxWaitMillis) {
-        long now = clock.millis();
-        advanceTo(now);
+        long now = now();
         KeyProbe probe = probes.get();
         try {
+            KeyProbe lookup = probe.of(prefix, key);
             // Quietly: Caffeine's bookkeeping of every read would cost more than the decision.
-            KeyState state = probe.recent(prefix, key);
-            KeyProbe lookup = null;
-            // A remembered state the store has dropped since is looked up again, not decided against
-            // the store's lock every time (the flag is read again under the state's lock).
-            if (state == null || state.dead()) {
-                lookup = probe.of(prefix, key);
-                state = policy.getIfPresentQuietly(lookup);
-            }
+            KeyState state = policy.getIfPresentQuietly(lookup);
             if (state != null) {
                 boolean decided = false;
                 boolean firstThisSecond = false;
@@ -185,7 +186,6 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
                     state.unlock();
                 }
                 if (decided) {
-                    probe.remember(prefix, key, state);
                     if (reweigh) {
                         keys.asMap().compute(state, update);
                     } else if (later) {
@@ -199,7 +199,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
                 }
             }
             // A key too long to keep was digested for the lookup already: not again.
-            return decideCreating(lookup != null ? lookup : probe.of(prefix, key), now, tiers, cost, maxWaitMillis);
+            return decideCreating(lookup, now, tiers, cost, maxWaitMillis);
         } finally {
             probe.release();
         }
@@ -244,7 +244,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
         do {
             KeyState rescuedState = rescued.get(probe);
             KeyState candidate = rescuedState != null ? rescuedState
-                    : KeyState.create(tiers.get(0), now, probe.prefix, probe.key);
+                    : KeyState.create(tiers.get(0), now, probe.prefix, probe.key, probe.hash);
             kept = keys.asMap().compute(candidate, (k, held) -> {
                 KeyState state = held != null ? held : taken(candidate);
                 if (state != null) {
@@ -260,6 +260,29 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
             });
         } while (kept == null);
         return outcome;
+    }
+
+    /**
+     * The store's time, which is Caffeine's too: the clock's, except that once the clock is set
+     * back by more than a second the store carries on from the latest time it read, at the
+     * clock's pace. Keys and blocks then keep running as they did, rather than standing still
+     * until the clock catches up, which would make every wait longer than the decisions said.
+     * (The default clock never steps: it counts on from the system clock's time at start with
+     * the JVM's monotonic timer.)
+     */
+    private long now() {
+        long setBack = setBackMillis;
+        // Read before the clock, as every time recorded was: a reading found behind it by more than
+        // a second is the clock set back, not a decision that lingered (or was descheduled) meanwhile.
+        long latest = latestMillis;
+        long now = clock.millis() + setBack;
+        if (now < latest - SET_BACK_THRESHOLD_MILLIS) {
+            // The first decision to see the step records it; any other may have read the clock before.
+            SET_BACK_MILLIS.compareAndSet(this, setBack, setBack + latest - now);
+            return latest;
+        }
+        advanceTo(now);
+        return now;
     }
 
     /** Moves Caffeine's time forward to {@code millis}, never back. */
@@ -307,7 +330,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
         try {
             state.dead(true);
             // Idle as of the key's own time, which a clock set back leaves behind Caffeine's.
-            boolean rescue = cause == RemovalCause.EXPIRED ? state.idleUntil() > Math.max(state.latest(), clock.millis())
+            boolean rescue = cause == RemovalCause.EXPIRED ? state.idleUntil() > Math.max(state.latest(), now())
                     : cause == RemovalCause.SIZE && state.restrictedKept();
             if (rescue) {
                 rescued.put(state, state);
@@ -420,7 +443,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
      * @return the approximate number of keys
      */
     public long estimatedKeyCount() {
-        advanceTo(clock.millis());
+        now();
         keys.cleanUp();
         return keys.estimatedSize() + rescued.size();
     }
@@ -428,39 +451,21 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
     /**
      * One thread's means to find a key's state: it stands for the store key {@code prefix + key}
      * in a lookup, so that a decision makes no string (it has that key's hash code and equals its
-     * states), and it remembers the state the thread decided for last, so that a key called
-     * again and again is not even looked up.
+     * states). It holds a key only during a lookup: keys may be personal data, and a pooled
+     * thread would otherwise keep the last one it saw.
      */
     private static final class KeyProbe {
 
+        private final SipHash hashes;
         /** The store key looked up, bounded as {@link StoreKeys#bounded} bounds keys. */
         private String prefix = "";
         private String key = "";
         private int hash;
-        private String recentPrefix = "";
-        private String recentKey = "";
-        private @Nullable KeyState recentState;
         /** The figures of this thread's decision in progress. */
         final KeyState.Outcome outcome = new KeyState.Outcome();
 
-        /**
-         * The state this thread decided for last, if it was for this key; it may have been dropped
-         * since, which its lock tells.
-         */
-        @Nullable KeyState recent(String prefix, String key) {
-            KeyState state = recentState;
-            // Strings cache their hash codes: another key is told apart without reading its characters.
-            return state != null && recentKey.hashCode() == key.hashCode() && recentKey.equals(key)
-                    && recentPrefix.equals(prefix) ? state : null;
-        }
-
-        void remember(String prefix, String key, KeyState state) {
-            // Threads' probes may share a cache line: a thread calling one key writes nothing.
-            if (recentState != state || recentPrefix != prefix || recentKey != key) {
-                recentPrefix = prefix;
-                recentKey = key;
-                recentState = state;
-            }
+        KeyProbe(SipHash hashes) {
+            this.hashes = hashes;
         }
 
         /**
@@ -472,17 +477,15 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
                     && !(prefix.isEmpty() ? key.startsWith("#") : prefix.charAt(0) == '#');
             this.prefix = raw ? prefix : "";
             this.key = raw ? key : StoreKeys.digest(prefix.concat(key));
-            this.hash = KeyState.keyHash(this.prefix, this.key);
+            this.hash = hashes.hash(this.prefix, this.key);
             return this;
         }
 
-        /** Ends a lookup: keys may be personal data, and the probe holds none but the recent one. */
+        /** Ends a lookup, letting go of the key. */
         void release() {
-            if (hash != 0 || !key.isEmpty()) {
-                prefix = "";
-                key = "";
-                hash = 0;
-            }
+            prefix = "";
+            key = "";
+            hash = 0;
         }
 
         @Override
@@ -527,7 +530,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
     /** Configures an {@link InMemoryRateLimitStore}. Not thread-safe; build once. */
     public static final class Builder {
 
-        private InstantSource clock = InstantSource.system();
+        private InstantSource clock = MonotonicClock.system();
         private long maximumKeys = 100_000;
         private long maximumRestrictedKeys = 100_000;
 
@@ -535,9 +538,13 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
         }
 
         /**
-         * The time source for every decision. Tests pass a clock they can move.
+         * The time source for every decision. Tests pass a clock they can move. When this clock
+         * is set back by more than a second, the store carries on from the latest time it read,
+         * at the clock's pace; a clock set forward moves every key forward.
          *
-         * @param clock the clock; default the system clock
+         * @param clock the clock; default the system clock's time at start, counted on by the
+         *              JVM's monotonic timer, so that neither a step of the system clock back nor
+         *              one forward reaches decisions
          * @return this builder
          */
         public Builder clock(InstantSource clock) {

@@ -30,14 +30,8 @@ abstract sealed class KeyState {
     /** Attempts before a caller waiting for a key's lock also yields its processor. */
     private static final int SPINS = 16;
     private static final VarHandle FLAGS;
-    /** {@code 31^n}, to hash a store key from the hash codes of its parts. */
-    private static final int[] POWERS_OF_31 = new int[StoreKeys.MAX_RAW_LENGTH + 1];
 
     static {
-        POWERS_OF_31[0] = 1;
-        for (int i = 1; i < POWERS_OF_31.length; i++) {
-            POWERS_OF_31[i] = 31 * POWERS_OF_31[i - 1];
-        }
         try {
             FLAGS = MethodHandles.lookup().findVarHandle(KeyState.class, "flags", int.class);
         } catch (ReflectiveOperationException e) {
@@ -69,11 +63,14 @@ abstract sealed class KeyState {
      */
     private final String prefix;
     private final String key;
+    /** The store key's hash code, as the store that keeps this state hashes keys. */
+    private final int hash;
 
-    private KeyState(Tier tier, String prefix, String key) {
+    private KeyState(Tier tier, String prefix, String key, int hash) {
         this.tier = tier;
         this.prefix = prefix;
         this.key = key;
+        this.hash = hash;
     }
 
     /**
@@ -133,19 +130,19 @@ abstract sealed class KeyState {
 
     /** A fresh state counting for {@code tier}, of no store key. */
     static KeyState create(Tier tier, long now) {
-        return create(tier, now, "", "");
+        return create(tier, now, "", "", 0);
     }
 
     /**
      * A fresh state counting for {@code tier}, for the store key {@code prefix + key}, which is
-     * at most {@link StoreKeys#MAX_RAW_LENGTH} characters long.
+     * at most {@link StoreKeys#MAX_RAW_LENGTH} characters long and whose hash code is {@code hash}.
      */
-    static KeyState create(Tier tier, long now, String prefix, String key) {
+    static KeyState create(Tier tier, long now, String prefix, String key, int hash) {
         return switch (tier.algorithm()) {
-            case FIXED_WINDOW -> new FixedWindow(tier, prefix, key);
-            case SLIDING_WINDOW -> new SlidingWindow(tier, prefix, key);
-            case SLIDING_LOG -> new SlidingLog(tier, prefix, key);
-            case TOKEN_BUCKET -> new TokenBucket(tier, now, prefix, key);
+            case FIXED_WINDOW -> new FixedWindow(tier, prefix, key, hash);
+            case SLIDING_WINDOW -> new SlidingWindow(tier, prefix, key, hash);
+            case SLIDING_LOG -> new SlidingLog(tier, prefix, key, hash);
+            case TOKEN_BUCKET -> new TokenBucket(tier, now, prefix, key, hash);
         };
     }
 
@@ -159,10 +156,10 @@ abstract sealed class KeyState {
         return other instanceof KeyState state && sameKey(prefix, key, state.prefix, state.key);
     }
 
-    /** The hash code of the store key, as the string {@code prefix + key} has it. */
+    /** The hash code of the store key, as the store that keeps this state hashes it. */
     @Override
     public final int hashCode() {
-        return keyHash(prefix, key);
+        return hash;
     }
 
     /** Whether this state is of the store key {@code prefix + key}. */
@@ -186,11 +183,6 @@ abstract sealed class KeyState {
         int middle = otherPrefix.length() - prefix.length();
         return otherPrefix.startsWith(prefix) && key.regionMatches(0, otherPrefix, prefix.length(), middle)
                 && key.startsWith(otherKey, middle);
-    }
-
-    /** The hash code of the string {@code prefix + key}, worked out from its parts' cached ones. */
-    static int keyHash(String prefix, String key) {
-        return prefix.hashCode() * POWERS_OF_31[key.length()] + key.hashCode();
     }
 
     /** The time of the key's latest decision; the caller holds the lock. */
@@ -502,8 +494,8 @@ abstract sealed class KeyState {
     abstract static sealed class WindowCounter extends KeyState {
         long start = Long.MIN_VALUE;
 
-        private WindowCounter(Tier tier, String prefix, String key) {
-            super(tier, prefix, key);
+        private WindowCounter(Tier tier, String prefix, String key, int hash) {
+            super(tier, prefix, key, hash);
         }
 
         /** The start of the current window, after {@link #advance}. */
@@ -531,8 +523,8 @@ abstract sealed class KeyState {
     /** {@code FIXED_WINDOW}: one counter per epoch-aligned window, {@link #count}. */
     static final class FixedWindow extends WindowCounter {
 
-        FixedWindow(Tier tier, String prefix, String key) {
-            super(tier, prefix, key);
+        FixedWindow(Tier tier, String prefix, String key, int hash) {
+            super(tier, prefix, key, hash);
         }
 
         @Override
@@ -575,8 +567,8 @@ abstract sealed class KeyState {
     static final class SlidingWindow extends WindowCounter {
         private long previous;
 
-        SlidingWindow(Tier tier, String prefix, String key) {
-            super(tier, prefix, key);
+        SlidingWindow(Tier tier, String prefix, String key, int hash) {
+            super(tier, prefix, key, hash);
         }
 
         @Override
@@ -659,8 +651,8 @@ abstract sealed class KeyState {
         private int head;
         private int size;
 
-        SlidingLog(Tier tier, String prefix, String key) {
-            super(tier, prefix, key);
+        SlidingLog(Tier tier, String prefix, String key, int hash) {
+            super(tier, prefix, key, hash);
         }
 
         private int slot(int index) {
@@ -700,7 +692,7 @@ abstract sealed class KeyState {
                 size++;
             }
             count += cost;
-            while (count > limit) {
+            while (count > limit && size > 0) {
                 long excess = count - limit;
                 if (permits[head] > excess) {
                     permits[head] -= excess;
@@ -732,12 +724,15 @@ abstract sealed class KeyState {
             }
             // The call fits once the oldest permits, up to the excess, have left the window.
             long leaving = 0;
-            for (int i = 0; ; i++) {
+            for (int i = 0; i < size; i++) {
                 leaving += permits[slot(i)];
                 if (leaving >= excess) {
                     return times[slot(i)] + window - now;
                 }
             }
+            // Only a call costing more than the limit, which no tier admits, gets here: it waits
+            // for the whole log to leave, and then still does not fit.
+            return size == 0 ? window : times[slot(size - 1)] + window - now;
         }
 
         @Override
@@ -760,8 +755,8 @@ abstract sealed class KeyState {
 
         private long refilledAt;
 
-        TokenBucket(Tier tier, long now, String prefix, String key) {
-            super(tier, prefix, key);
+        TokenBucket(Tier tier, long now, String prefix, String key, int hash) {
+            super(tier, prefix, key, hash);
             this.refilledAt = now;
         }
 

@@ -61,6 +61,46 @@ class InMemoryRateLimitStoreTest {
     }
 
     @Test
+    void aClockSetBackAnHourLeavesBlocksAndWaitsRunningAsTheyDid() {
+        InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().clock(clock).build();
+        List<Tier> otp = List.of(Tier.of(3, ofMinutes(1), SLIDING_WINDOW).withBlockFor(ofMinutes(15)));
+        List<Tier> log = List.of(Tier.of(2, ofMinutes(10), SLIDING_LOG));
+        for (int i = 0; i < 4; i++) {
+            store.tryAcquire("abuser", otp, 1);
+        }
+        store.tryAcquire("caller", log, 1);
+        store.tryAcquire("caller", log, 1);
+
+        millis.addAndGet(-ofMinutes(60).toMillis());
+        assertThat(store.tryAcquire("abuser", otp, 1).retryAfter()).isEqualTo(ofMinutes(15));
+        millis.addAndGet(ofMinutes(10).toMillis());
+        Decision blocked = store.tryAcquire("abuser", otp, 1);
+        assertThat(blocked.allowed()).isFalse();
+        assertThat(blocked.retryAfter()).as("what is left of the block").isEqualTo(ofMinutes(5));
+        assertThat(store.tryAcquire("caller", log, 1).allowed()).as("the log's entries left with its window").isTrue();
+
+        millis.addAndGet(ofMinutes(5).toMillis());
+        assertThat(store.tryAcquire("abuser", otp, 1).allowed()).as("the block is over when it said").isTrue();
+    }
+
+    @Test
+    void aClockSetForwardAnHourMovesEveryKeyForwardAndThenRunsOnAsBefore() {
+        InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().clock(clock).build();
+        List<Tier> otp = List.of(Tier.of(3, ofMinutes(1), SLIDING_WINDOW).withBlockFor(ofMinutes(15)));
+        for (int i = 0; i < 4; i++) {
+            store.tryAcquire("abuser", otp, 1);
+        }
+
+        millis.addAndGet(ofMinutes(60).toMillis());
+        assertThat(store.tryAcquire("abuser", otp, 1).allowed()).as("an injected clock's hour has passed").isTrue();
+        for (int i = 0; i < 3; i++) {
+            store.tryAcquire("abuser", otp, 1);
+        }
+        millis.addAndGet(ofMinutes(1).toMillis());
+        assertThat(store.tryAcquire("abuser", otp, 1).retryAfter()).isEqualTo(ofMinutes(14));
+    }
+
+    @Test
     void decisionsRacingTheDropOfTheirKeysLoseNoCount() throws Exception {
         InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().clock(clock).build();
         int limit = 50;

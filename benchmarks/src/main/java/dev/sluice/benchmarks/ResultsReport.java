@@ -168,6 +168,7 @@ public final class ResultsReport {
                 + " Guava: `RateLimiter.create(permitsPerSecond).tryAcquire()`, which spaces permits out"
                 + " evenly rather than counting them per window.");
         jmhTables(md, jmh, DECISIONS, label -> !label.startsWith("Sluice"));
+        collidingKeys(md, jmh);
         md.line();
         md.line("**A call to an annotated method of a Spring bean**, through its proxy, in a plain"
                 + " `AnnotationConfigApplicationContext`. Sluice: `@EnableRateLimiting` and"
@@ -179,6 +180,30 @@ public final class ResultsReport {
                 + " `\"annotated\"` is one limiter for all keys. The floor calls Sluice's method on an instance"
                 + " without a proxy. Every method returns its argument.");
         jmhTables(md, jmh, ANNOTATED_CALLS, label -> label.startsWith("Resilience4j"));
+    }
+
+    /** What keys sharing one {@code String.hashCode} cost a decision, beside ordinary keys. */
+    private static void collidingKeys(Markdown md, List<JmhResult> jmh) {
+        String benchmark = "CollidingKeysBenchmark.tryAcquire:";
+        List<List<String>> rows = jmh.stream().map(JmhResult::threads).distinct().sorted().map(threads -> {
+            Optional<JmhResult> ordinary = find(jmh, benchmark + "ordinary", 0, threads);
+            Optional<JmhResult> colliding = find(jmh, benchmark + "colliding", 0, threads);
+            return List.of(threads + (threads == 1 ? " thread" : " threads"),
+                    ordinary.map(r -> nanos(r.score())).orElse("—"), colliding.map(r -> nanos(r.score())).orElse("—"),
+                    ordinary.isPresent() && colliding.isPresent()
+                            ? ratio(colliding.get().score() / ordinary.get().score()) : "");
+        }).filter(row -> !row.get(1).equals("—") || !row.get(2).equals("—")).toList();
+        if (rows.isEmpty()) {
+            return;
+        }
+        md.line();
+        md.line("**Keys chosen to collide.** The same decision (sliding window) in a store holding"
+                + " " + String.format(Locale.ROOT, "%,d", CollidingKeysBenchmark.KEYS) + " keys of 34 characters,"
+                + " each call for one drawn at random: ordinary keys, and keys made of \"Aa\" and \"BB\" blocks,"
+                + " which all share one `String.hashCode`. The store hashes keys with SipHash under a secret of"
+                + " its own, so such keys spread as others do.");
+        md.line();
+        md.table(List.of("", "ordinary, ns/call", "colliding, ns/call", "colliding ÷ ordinary"), 1, rows);
     }
 
     /**
@@ -428,6 +453,9 @@ public final class ResultsReport {
                     JsonNode params = run.path("params");
                     if (params.has("algorithm")) {
                         benchmark += ":" + params.get("algorithm").asText();
+                    }
+                    if (params.has("keys")) {
+                        benchmark += ":" + params.get("keys").asText();
                     }
                     JsonNode primary = run.get("primaryMetric");
                     all.add(new JmhResult(benchmark, params.path("count").asInt(), run.get("threads").asInt(),

@@ -1,0 +1,40 @@
+package dev.sluice;
+
+import java.time.Instant;
+import java.time.InstantSource;
+
+/**
+ * The system clock's time when made, counted on by the JVM's monotonic timer: a clock that
+ * neither an operator nor NTP can step, back or forward. It drifts from the system clock only
+ * as much as the two timers' rates differ.
+ */
+final class MonotonicClock implements InstantSource {
+
+    private final long originMillis;
+    private final long originNanos;
+
+    private MonotonicClock(long originMillis, long originNanos) {
+        this.originMillis = originMillis;
+        this.originNanos = originNanos;
+    }
+
+    /** A clock starting at the system clock's time now. */
+    static MonotonicClock system() {
+        return new MonotonicClock(InstantSource.system().millis(), System.nanoTime());
+    }
+
+    @Override
+    public long millis() {
+        return originMillis + (System.nanoTime() - originNanos) / 1_000_000;
+    }
+
+    @Override
+    public Instant instant() {
+        return Instant.ofEpochMilli(millis());
+    }
+
+    @Override
+    public String toString() {
+        return "MonotonicClock[" + instant() + "]";
+    }
+}

@@ -54,6 +54,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
     private static final VarHandle SET_BACK_MILLIS;
     /** A clock found this far behind the latest time read was set back; less is the jitter of concurrent reads. */
     private static final long SET_BACK_THRESHOLD_MILLIS = 1_000;
+    private static final long NEVER = Long.MIN_VALUE;
 
     static {
         try {
@@ -68,8 +69,11 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
     private final InstantSource clock;
     /** The time Caffeine's ticker counts from. */
     private final long originMillis;
-    /** The latest time any decision read, which is Caffeine's time, so that the clock is read once per decision. */
-    private volatile long latestMillis;
+    /**
+     * The latest time any decision read, {@link #NEVER} before the first: Caffeine's time (from
+     * {@link #originMillis} on), so that the clock is read once per decision.
+     */
+    private volatile long latestMillis = NEVER;
     /** How far the clock has been set back since the store began, in all: the store's time is the clock's plus this. */
     private volatile long setBackMillis;
     /**
@@ -100,13 +104,12 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
         this.clock = builder.clock;
         this.maximumRestrictedKeys = builder.maximumRestrictedKeys;
         this.originMillis = clock.millis();
-        this.latestMillis = originMillis;
         this.keys = Caffeine.newBuilder()
                 // A restricted key weighs nothing, so that no flood of other keys evicts it.
                 .maximumWeight(builder.maximumKeys)
                 .weigher((Object key, KeyState state) -> state.restrictedKept() ? 0 : 1)
                 .expireAfter(new IdleExpiry())
-                .ticker(() -> TimeUnit.MILLISECONDS.toNanos(latestMillis - originMillis))
+                .ticker(() -> TimeUnit.MILLISECONDS.toNanos(Math.max(0, latestMillis - originMillis)))
                 .executor(Runnable::run)
                 .evictionListener(this::evicted)
                 .build();
@@ -218,14 +221,17 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
     /**
      * Tells Caffeine of a state's later idle time, before it would drop the key. Outside the
      * state's lock, so other decisions may move the time meanwhile: it is read again until it
-     * stands. Should the key have been dropped meanwhile, it is put back.
+     * stands, a few times at most (the decisions that move it tell Caffeine too, and a key that
+     * Caffeine drops too early is rescued). Should the key have been dropped meanwhile, it is put
+     * back.
      */
     private void expireLater(KeyState state) {
         long idle;
+        int tries = 0;
         do {
             idle = toldIdleUntil(state.idleUntil());
             expiration.setExpiresAfter(state, Math.max(0, idle - state.latest()), TimeUnit.MILLISECONDS);
-        } while (toldIdleUntil(state.idleUntil()) != idle);
+        } while (toldIdleUntil(state.idleUntil()) != idle && ++tries < 4);
         if (policy.getIfPresentQuietly(state) != state) {
             keys.asMap().compute(state, update);
         }
@@ -276,7 +282,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
         // a second is the clock set back, not a decision that lingered (or was descheduled) meanwhile.
         long latest = latestMillis;
         long now = clock.millis() + setBack;
-        if (now < latest - SET_BACK_THRESHOLD_MILLIS) {
+        if (latest != NEVER && now < latest - SET_BACK_THRESHOLD_MILLIS) {
             // The first decision to see the step records it; any other may have read the clock before.
             SET_BACK_MILLIS.compareAndSet(this, setBack, setBack + latest - now);
             return latest;

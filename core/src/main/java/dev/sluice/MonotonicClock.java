@@ -10,6 +10,8 @@ import java.time.InstantSource;
  */
 final class MonotonicClock implements InstantSource {
 
+    private static final MonotonicClock SYSTEM = new MonotonicClock(InstantSource.system().millis(), System.nanoTime());
+
     private final long originMillis;
     private final long originNanos;
 
@@ -18,9 +20,9 @@ final class MonotonicClock implements InstantSource {
         this.originNanos = originNanos;
     }
 
-    /** A clock starting at the system clock's time now. */
+    /** The clock started at the system clock's time when Sluice was loaded, which every default shares. */
     static MonotonicClock system() {
-        return new MonotonicClock(InstantSource.system().millis(), System.nanoTime());
+        return SYSTEM;
     }
 
     @Override

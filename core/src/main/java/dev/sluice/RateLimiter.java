@@ -793,7 +793,7 @@ public final class RateLimiter {
         private OnLimit onLimit = OnLimit.REJECT;
         private Duration maxWait = Duration.ZERO;
         private String message = "";
-        private InstantSource clock = InstantSource.system();
+        private InstantSource clock = MonotonicClock.system();
         private Sleeper sleeper = Sleeper.system();
         private FailurePolicy onStoreFailure = FailurePolicy.LOCAL_FALLBACK;
         private @Nullable RateLimitStore fallbackStore;
@@ -958,7 +958,8 @@ public final class RateLimiter {
         /**
          * The clock measuring waits against {@code maxWait}. Stores have their own clock.
          *
-         * @param clock default the system clock
+         * @param clock default the system clock's time at start, counted on by the JVM's monotonic timer
+         *              (no step of the system clock reaches it)
          * @return this builder
          */
         public Builder clock(InstantSource clock) {

@@ -204,7 +204,7 @@ public final class RateLimiterRegistry {
 
         private @Nullable RateLimitStore store;
         private Function<String, @Nullable RateLimitStore> limiterStores = name -> null;
-        private InstantSource clock = InstantSource.system();
+        private InstantSource clock = MonotonicClock.system();
         private Sleeper sleeper = Sleeper.system();
         private FailurePolicy onStoreFailure = FailurePolicy.LOCAL_FALLBACK;
         private @Nullable RateLimitStore fallbackStore;
@@ -250,7 +250,8 @@ public final class RateLimiterRegistry {
         /**
          * The clock measuring waits (and, for the default stores, deciding).
          *
-         * @param clock default the system clock
+         * @param clock default the system clock's time at start, counted on by the JVM's monotonic timer
+         *              (no step of the system clock reaches it)
          * @return this builder
          */
         public Builder clock(InstantSource clock) {

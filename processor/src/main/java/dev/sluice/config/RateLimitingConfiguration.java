@@ -47,8 +47,9 @@ public class RateLimitingConfiguration {
                                                    ObjectProvider<InstantSource> clock,
                                                    ObjectProvider<Sleeper> sleeper,
                                                    ObjectProvider<RateLimiterRegistryCustomizer> customizers) {
-        RateLimiterRegistry.Builder builder = RateLimiterRegistry.builder()
-                .clock(clock.getIfUnique(InstantSource::system));
+        RateLimiterRegistry.Builder builder = RateLimiterRegistry.builder();
+        // Without a clock of the application's, the registry's own, which no step of the system clock reaches.
+        clock.ifUnique(builder::clock);
         // Two candidates without a @Primary fail here rather than silently fall back to defaults.
         store.ifAvailable(builder::store);
         sleeper.ifAvailable(builder::sleeper);

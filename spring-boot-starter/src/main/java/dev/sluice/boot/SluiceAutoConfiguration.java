@@ -124,10 +124,11 @@ public class SluiceAutoConfiguration {
     }
 
     private static InMemoryRateLimitStore inMemoryStore(SluiceProperties properties, ObjectProvider<InstantSource> clock) {
-        return InMemoryRateLimitStore.builder()
-                .clock(clock.getIfUnique(InstantSource::system))
-                .maximumKeys(properties.getMemory().getMaximumKeys())
-                .build();
+        InMemoryRateLimitStore.Builder store = InMemoryRateLimitStore.builder()
+                .maximumKeys(properties.getMemory().getMaximumKeys());
+        // Without a clock of the application's, the store's own, which no step of the system clock reaches.
+        clock.ifUnique(store::clock);
+        return store.build();
     }
 
     /**

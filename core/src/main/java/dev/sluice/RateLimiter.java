@@ -76,8 +76,13 @@ public final class RateLimiter {
     private final RateLimitListener[] listeners;
     /** The unknown plans logged so far, a few at most. */
     private final Set<String> loggedPlans = ConcurrentHashMap.newKeySet();
-    /** The store when it is the in-memory one, which is asked without making the store key. */
+    /**
+     * The store when it is the in-memory one, or the in-memory one beneath decorators that let
+     * limiters decide without calling them: asked without making the store key.
+     */
     private final @Nullable InMemoryRateLimitStore inMemoryStore;
+    /** Told of each decision made with {@link #inMemoryStore}: the decorators', or null when there are none. */
+    private final ForwardingRateLimitStore.@Nullable DecisionObserver inMemoryObserver;
 
     private RateLimiter(Builder builder) {
         this.name = builder.name;
@@ -93,7 +98,10 @@ public final class RateLimiter {
         this.sleeper = builder.sleeper;
         this.onStoreFailure = builder.onStoreFailure;
         this.listeners = builder.listeners.toArray(new RateLimitListener[0]);
-        this.inMemoryStore = store instanceof InMemoryRateLimitStore inMemory ? inMemory : null;
+        List<ForwardingRateLimitStore.DecisionObserver> observers = new ArrayList<>();
+        this.inMemoryStore = inMemoryBeneath(store, observers);
+        this.inMemoryObserver = inMemoryStore == null || observers.isEmpty() ? null
+                : observers.size() == 1 ? observers.get(0) : new Observers(observers);
         this.failureLog = new StoreFailureLog(name, onStoreFailure, clock);
         this.fallbackStore = builder.fallbackStore;
     }
@@ -189,13 +197,43 @@ public final class RateLimiter {
         return new Decision(false, binding.limit(), 0, binding.window(), binding.window(), binding.window());
     }
 
+    /**
+     * The in-memory store that is {@code store}, or is beneath decorators of it that all let
+     * limiters decide without calling them, whose observers are added to {@code observers},
+     * outermost first; {@code null} for any other store.
+     */
+    private static @Nullable InMemoryRateLimitStore inMemoryBeneath(
+            RateLimitStore store, List<ForwardingRateLimitStore.DecisionObserver> observers) {
+        RateLimitStore beneath = store;
+        while (beneath instanceof ForwardingRateLimitStore decorator) {
+            ForwardingRateLimitStore.DecisionObserver observer = decorator.decisionObserver();
+            if (observer == null) {
+                return null;
+            }
+            observers.add(observer);
+            beneath = decorator.delegate();
+        }
+        return beneath instanceof InMemoryRateLimitStore inMemory ? inMemory : null;
+    }
+
     private Decision decide(String key, long cost, TierSet tiers) {
         Objects.requireNonNull(key, "key");
         InMemoryRateLimitStore inMemory = inMemoryStore;
         try {
             // The tiers were checked when they were set, and a cost within them needs no check.
-            return inMemory != null && cost >= 1 ? inMemory.decide(namespace, key, tiers.list, cost)
-                    : store.tryAcquire(storeKey(key), tiers.list, cost);
+            if (inMemory == null || cost < 1) {
+                return store.tryAcquire(storeKey(key), tiers.list, cost);
+            }
+            ForwardingRateLimitStore.DecisionObserver observer = inMemoryObserver;
+            if (observer == null) {
+                return inMemory.decide(namespace, key, tiers.list, cost);
+            }
+            Object deciding = observer.deciding();
+            try {
+                return inMemory.decide(namespace, key, tiers.list, cost);
+            } finally {
+                observer.decided(deciding);
+            }
         } catch (RuntimeException e) {
             if (!isStoreFailure(e)) {
                 throw e;
@@ -514,8 +552,19 @@ public final class RateLimiter {
         InMemoryRateLimitStore inMemory = inMemoryStore;
         long maxWait = millisUntil(deadline);
         try {
-            return inMemory != null && cost >= 1 ? inMemory.reserve(namespace, key, tiers.list, cost, maxWait)
-                    : store.reserve(storeKey(key), tiers.list, cost, Duration.ofMillis(maxWait));
+            if (inMemory == null || cost < 1) {
+                return store.reserve(storeKey(key), tiers.list, cost, Duration.ofMillis(maxWait));
+            }
+            ForwardingRateLimitStore.DecisionObserver observer = inMemoryObserver;
+            if (observer == null) {
+                return inMemory.reserve(namespace, key, tiers.list, cost, maxWait);
+            }
+            Object deciding = observer.deciding();
+            try {
+                return inMemory.reserve(namespace, key, tiers.list, cost, maxWait);
+            } finally {
+                observer.decided(deciding);
+            }
         } catch (RuntimeException e) {
             if (!isStoreFailure(e)) {
                 throw e;
@@ -729,6 +778,33 @@ public final class RateLimiter {
         Limits current = limits;
         return "RateLimiter '" + name + "' " + current.defaults.list
                 + (current.plans.isEmpty() ? "" : " plans " + current.plansAsLists()) + (onLimit == OnLimit.WAIT ? " waiting up to " + maxWait : "");
+    }
+
+    /** The observers of several decorators, told in turn: outermost first, then innermost first. */
+    private static final class Observers implements ForwardingRateLimitStore.DecisionObserver {
+
+        private final ForwardingRateLimitStore.DecisionObserver[] observers;
+
+        Observers(List<ForwardingRateLimitStore.DecisionObserver> observers) {
+            this.observers = observers.toArray(new ForwardingRateLimitStore.DecisionObserver[0]);
+        }
+
+        @Override
+        public Object deciding() {
+            @Nullable Object[] deciding = new Object[observers.length];
+            for (int i = 0; i < observers.length; i++) {
+                deciding[i] = observers[i].deciding();
+            }
+            return deciding;
+        }
+
+        @Override
+        public void decided(@Nullable Object deciding) {
+            @Nullable Object[] each = (@Nullable Object[]) deciding;
+            for (int i = observers.length - 1; i >= 0; i--) {
+                observers[i].decided(each[i]);
+            }
+        }
     }
 
     /** A set of tiers decided together, with its smallest limit. */

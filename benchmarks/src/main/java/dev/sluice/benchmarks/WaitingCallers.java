@@ -3,6 +3,7 @@ package dev.sluice.benchmarks;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.sluice.Decision;
+import dev.sluice.ForwardingRateLimitStore;
 import dev.sluice.InMemoryRateLimitStore;
 import dev.sluice.RateLimitStore;
 import dev.sluice.RateLimiter;
@@ -155,51 +156,59 @@ public final class WaitingCallers {
     }
 
     /** A store counting every call it is asked, reservations included. */
-    private static final class Counting implements RateLimitStore {
+    private static final class Counting extends ForwardingRateLimitStore {
 
-        final RateLimitStore store;
         final LongAdder calls = new LongAdder();
 
         Counting(RateLimitStore store) {
-            this.store = store;
+            super(store);
         }
 
         @Override
         public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
             calls.increment();
-            return store.tryAcquire(key, tiers, cost);
+            return super.tryAcquire(key, tiers, cost);
         }
 
         @Override
         public CompletionStage<Decision> tryAcquireAsync(String key, List<Tier> tiers, long cost) {
             calls.increment();
-            return store.tryAcquireAsync(key, tiers, cost);
+            return super.tryAcquireAsync(key, tiers, cost);
         }
 
         @Override
         public Reservation reserve(String key, List<Tier> tiers, long cost, Duration maxWait) {
             calls.increment();
-            return store.reserve(key, tiers, cost, maxWait);
+            return super.reserve(key, tiers, cost, maxWait);
         }
 
         @Override
         public CompletionStage<Reservation> reserveAsync(String key, List<Tier> tiers, long cost, Duration maxWait) {
             calls.increment();
-            return store.reserveAsync(key, tiers, cost, maxWait);
+            return super.reserveAsync(key, tiers, cost, maxWait);
         }
     }
 
     /** A store that decides every call now, as one that cannot reserve: how callers waited before reservations. */
-    private record Unreserving(RateLimitStore store) implements RateLimitStore {
+    private static final class Unreserving extends ForwardingRateLimitStore {
 
-        @Override
-        public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
-            return store.tryAcquire(key, tiers, cost);
+        Unreserving(RateLimitStore store) {
+            super(store);
         }
 
         @Override
-        public CompletionStage<Decision> tryAcquireAsync(String key, List<Tier> tiers, long cost) {
-            return store.tryAcquireAsync(key, tiers, cost);
+        public Reservation reserve(String key, List<Tier> tiers, long cost, Duration maxWait) {
+            return Reservation.now(tryAcquire(key, tiers, cost));
+        }
+
+        @Override
+        public CompletionStage<Reservation> reserveAsync(String key, List<Tier> tiers, long cost, Duration maxWait) {
+            return tryAcquireAsync(key, tiers, cost).thenApply(Reservation::now);
+        }
+
+        @Override
+        public boolean reserves(Tier tier) {
+            return false;
         }
     }
 }

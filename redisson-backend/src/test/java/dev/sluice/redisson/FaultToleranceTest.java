@@ -7,13 +7,13 @@ import static java.time.Duration.ofSeconds;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.Decision;
+import dev.sluice.ForwardingRateLimitStore;
 import dev.sluice.RateLimitExceededException;
 import dev.sluice.RateLimitStore;
 import dev.sluice.RateLimiter;
-import dev.sluice.StoreCircuitBreaker;
+import dev.sluice.Reservation;
 import dev.sluice.StoreUnavailableException;
 import dev.sluice.Tier;
-import dev.sluice.annotation.Algorithm;
 import dev.sluice.annotation.FailurePolicy;
 import dev.sluice.redisson.testing.Load;
 import dev.sluice.redisson.testing.Load.Call;
@@ -23,12 +23,12 @@ import dev.sluice.redisson.testing.RedisServer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
@@ -312,14 +312,13 @@ class FaultToleranceTest {
     }
 
     /** The store under test, noting for each key whether its latest call failed, so that the policy answered it. */
-    private static final class Watched implements RateLimitStore {
+    private static final class Watched extends ForwardingRateLimitStore {
 
-        private final RateLimitStore store;
         private final Map<String, Boolean> failed = new ConcurrentHashMap<>();
         private final Map<String, Long> admitted = new ConcurrentHashMap<>();
 
         Watched(RateLimitStore store) {
-            this.store = store;
+            super(store);
         }
 
         Outcome outcome(RateLimiter limiter, String key) {
@@ -330,29 +329,25 @@ class FaultToleranceTest {
             return admitted.getOrDefault(storeKey, 0L);
         }
 
-        private Decision note(String key, Decision decision) {
-            failed.put(key, false);
-            if (decision.allowed()) {
-                admitted.merge(key, 1L, Long::sum);
-            }
-            return decision;
-        }
-
-        @Override
-        public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
+        private <T> T noted(String key, Supplier<T> call, Function<T, Decision> decision) {
+            T answer;
             try {
-                return note(key, store.tryAcquire(key, tiers, cost));
+                answer = call.get();
             } catch (RuntimeException e) {
                 failed.put(key, true);
                 throw e;
             }
+            failed.put(key, false);
+            if (decision.apply(answer).allowed()) {
+                admitted.merge(key, 1L, Long::sum);
+            }
+            return answer;
         }
 
-        @Override
-        public CompletionStage<Decision> tryAcquireAsync(String key, List<Tier> tiers, long cost) {
-            return store.tryAcquireAsync(key, tiers, cost).whenComplete((decision, failure) -> {
+        private <T> CompletionStage<T> notedAsync(String key, CompletionStage<T> call, Function<T, Decision> decision) {
+            return call.whenComplete((answer, failure) -> {
                 if (failure == null) {
-                    note(key, decision);
+                    noted(key, () -> answer, decision);
                 } else {
                     failed.put(key, true);
                 }
@@ -360,18 +355,23 @@ class FaultToleranceTest {
         }
 
         @Override
-        public boolean supports(Tier tier) {
-            return store.supports(tier);
+        public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
+            return noted(key, () -> super.tryAcquire(key, tiers, cost), Function.identity());
         }
 
         @Override
-        public Set<Algorithm> supportedAlgorithms() {
-            return store.supportedAlgorithms();
+        public CompletionStage<Decision> tryAcquireAsync(String key, List<Tier> tiers, long cost) {
+            return notedAsync(key, super.tryAcquireAsync(key, tiers, cost), Function.identity());
         }
 
         @Override
-        public Optional<StoreCircuitBreaker> circuitBreaker() {
-            return store.circuitBreaker();
+        public Reservation reserve(String key, List<Tier> tiers, long cost, Duration maxWait) {
+            return noted(key, () -> super.reserve(key, tiers, cost, maxWait), Reservation::decision);
+        }
+
+        @Override
+        public CompletionStage<Reservation> reserveAsync(String key, List<Tier> tiers, long cost, Duration maxWait) {
+            return notedAsync(key, super.reserveAsync(key, tiers, cost, maxWait), Reservation::decision);
         }
     }
 }

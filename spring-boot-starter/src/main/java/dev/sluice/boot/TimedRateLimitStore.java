@@ -1,26 +1,41 @@
 package dev.sluice.boot;
 
 import dev.sluice.Decision;
+import dev.sluice.ForwardingRateLimitStore;
 import dev.sluice.RateLimitStore;
-import dev.sluice.StoreCircuitBreaker;
+import dev.sluice.Reservation;
 import dev.sluice.Tier;
-import dev.sluice.annotation.Algorithm;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ThreadLocalRandom;
+import org.jspecify.annotations.Nullable;
 
-/** Times every decision of a store as {@code sluice.store.latency}, tagged with the store. */
-final class TimedRateLimitStore implements RateLimitStore {
+/**
+ * Times the decisions of a store as {@code sluice.store.latency}, tagged with the store, and
+ * forwards everything else.
+ *
+ * <p>Limiters decide with an {@link dev.sluice.InMemoryRateLimitStore} beneath this one
+ * directly, in a few dozen nanoseconds: about what timing a decision costs. Of those decisions
+ * one in {@value #IN_MEMORY_SAMPLE} is timed (and the first), so that metrics do not double the
+ * cost of a call; {@code sluice.decisions} counts them all. Every decision of any other store,
+ * and every asynchronous one, is timed.
+ */
+final class TimedRateLimitStore extends ForwardingRateLimitStore {
 
-    private final RateLimitStore store;
+    /** One decision made directly with the in-memory store in this many is timed. */
+    static final int IN_MEMORY_SAMPLE = 64;
+
     private final MeterRegistry registry;
     private final Timer latency;
+    private final DecisionObserver sampled = new Sampled();
+    /** Whether a decision made directly was timed yet; racy on purpose, a second first one does no harm. */
+    private boolean timedDirectly;
 
     TimedRateLimitStore(RateLimitStore store, MeterRegistry registry) {
-        this.store = store;
+        super(store);
         this.registry = registry;
         this.latency = Timer.builder("sluice.store.latency")
                 .description("How long the store takes to decide")
@@ -28,44 +43,63 @@ final class TimedRateLimitStore implements RateLimitStore {
                 .register(registry);
     }
 
-    /** The store's class name, seen through this decorator. */
+    /** The class name of the store beneath any decorators, such as this one. */
     static String name(RateLimitStore store) {
-        return (store instanceof TimedRateLimitStore timed ? timed.store : store).getClass().getSimpleName();
+        RateLimitStore beneath = store;
+        while (beneath instanceof ForwardingRateLimitStore decorator) {
+            beneath = decorator.delegate();
+        }
+        return beneath.getClass().getSimpleName();
     }
 
     @Override
     public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
-        return latency.record(() -> store.tryAcquire(key, tiers, cost));
+        return latency.record(() -> super.tryAcquire(key, tiers, cost));
     }
 
     @Override
     public CompletionStage<Decision> tryAcquireAsync(String key, List<Tier> tiers, long cost) {
         Timer.Sample sample = Timer.start(registry);
-        return store.tryAcquireAsync(key, tiers, cost).whenComplete((decision, failure) -> sample.stop(latency));
+        return super.tryAcquireAsync(key, tiers, cost).whenComplete((decision, failure) -> sample.stop(latency));
     }
 
     @Override
-    public void reset(String key, List<Tier> tiers) {
-        store.reset(key, tiers);
+    public Reservation reserve(String key, List<Tier> tiers, long cost, Duration maxWait) {
+        return latency.record(() -> super.reserve(key, tiers, cost, maxWait));
     }
 
     @Override
-    public void clear() {
-        store.clear();
+    public CompletionStage<Reservation> reserveAsync(String key, List<Tier> tiers, long cost, Duration maxWait) {
+        Timer.Sample sample = Timer.start(registry);
+        return super.reserveAsync(key, tiers, cost, maxWait).whenComplete((reserved, failure) -> sample.stop(latency));
     }
 
+    /**
+     * Times a sample of the decisions limiters make directly with the in-memory store beneath
+     * this one: timing changes no decision. (Limiters make none over any other store.)
+     */
     @Override
-    public Set<Algorithm> supportedAlgorithms() {
-        return store.supportedAlgorithms();
+    protected DecisionObserver decisionObserver() {
+        return sampled;
     }
 
-    @Override
-    public boolean supports(Tier tier) {
-        return store.supports(tier);
-    }
+    /** Times one decision in {@value #IN_MEMORY_SAMPLE}, and the first. */
+    private final class Sampled implements DecisionObserver {
 
-    @Override
-    public Optional<StoreCircuitBreaker> circuitBreaker() {
-        return store.circuitBreaker();
+        @Override
+        public Timer.@Nullable Sample deciding() {
+            if (timedDirectly && ThreadLocalRandom.current().nextInt(IN_MEMORY_SAMPLE) != 0) {
+                return null;
+            }
+            timedDirectly = true;
+            return Timer.start(registry);
+        }
+
+        @Override
+        public void decided(@Nullable Object deciding) {
+            if (deciding != null) {
+                ((Timer.Sample) deciding).stop(latency);
+            }
+        }
     }
 }

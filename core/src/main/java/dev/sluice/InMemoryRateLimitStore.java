@@ -392,7 +392,6 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
     }
 
     /** Forgets every key; for tests, so that one test's counts never reach the next. */
-    @Override
     public void clear() {
         for (Object key : keys.asMap().keySet()) {
             forget(key);

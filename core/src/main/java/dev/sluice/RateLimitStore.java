@@ -22,9 +22,14 @@ import java.util.concurrent.CompletionStage;
  *
  * <p>Every implementation passes the store contract suite ({@code sluice-store-tck}), which
  * pins down each algorithm and every {@link Decision} figure. Implementations are
- * thread-safe.
+ * thread-safe. A store decorating another extends {@link ForwardingRateLimitStore}.
+ *
+ * <p>There is no method forgetting every key: on a Redis store that means scanning the whole
+ * keyspace, which no code holding a store should be able to do by mistake. Stores offer it as a
+ * {@code clear()} of their own, for tests ({@code dev.sluice.tck.RateLimitStores#clear}).
  *
  * @see InMemoryRateLimitStore
+ * @see ForwardingRateLimitStore
  */
 public interface RateLimitStore {
 
@@ -122,17 +127,6 @@ public interface RateLimitStore {
      */
     default void reset(String key, List<Tier> tiers) {
         throw new UnsupportedOperationException(getClass().getName() + " cannot reset a key");
-    }
-
-    /**
-     * Forgets the state of every key, for tests that must not see each other's counts. A Redis
-     * store deletes every key under its prefix, scanning the whole keyspace: never call it on a
-     * Redis that serves production traffic.
-     *
-     * @throws UnsupportedOperationException when the store cannot forget its keys (this default)
-     */
-    default void clear() {
-        throw new UnsupportedOperationException(getClass().getName() + " cannot clear its keys");
     }
 
     /**

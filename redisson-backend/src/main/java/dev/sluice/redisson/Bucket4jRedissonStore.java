@@ -168,9 +168,10 @@ public final class Bucket4jRedissonStore implements RateLimitStore {
 
     /**
      * Deletes every key under this store's prefix, on every node, found with {@code SCAN}: for
-     * tests. It waits as long as the client's own timeouts allow, outside the circuit breaker.
+     * tests only, never on a Redis serving production traffic: it scans the whole keyspace. It is
+     * not part of {@link dev.sluice.RateLimitStore}, so that no code holding a store can call it
+     * by mistake. It waits as long as the client's own timeouts allow, outside the circuit breaker.
      */
-    @Override
     public void clear() {
         redisKeys.deleteByPattern(RedissonRateLimitStore.keyPattern(keyPrefix));
     }

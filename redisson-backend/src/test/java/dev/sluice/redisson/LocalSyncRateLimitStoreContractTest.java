@@ -13,11 +13,19 @@ import org.redisson.api.RedissonClient;
  */
 class LocalSyncRateLimitStoreContractTest extends RedisTopologiesContract {
 
+    /** The store the latest store under test syncs with. */
+    private RedissonRateLimitStore shared;
+
     @Override
     RateLimitStore createStore(RedissonClient client, MutableClock clock) {
-        return LocalSyncRateLimitStore.builder(
-                        RedissonRateLimitStore.builder(client).clock(clock).timeout(RedisClients.PATIENT).build())
-                .clock(clock)
-                .build();
+        shared = RedissonRateLimitStore.builder(client).clock(clock).timeout(RedisClients.PATIENT).build();
+        return LocalSyncRateLimitStore.builder(shared).clock(clock).build();
+    }
+
+    /** Forgets the keys held locally, then those of the store synced with. */
+    @Override
+    void clear(RateLimitStore store) {
+        super.clear(store);
+        shared.clear();
     }
 }

@@ -7,6 +7,7 @@ import dev.sluice.redisson.testing.RedisExtension;
 import dev.sluice.redisson.testing.RedisServer;
 import dev.sluice.tck.MutableClock;
 import dev.sluice.tck.RateLimitStoreContract;
+import dev.sluice.tck.RateLimitStores;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
@@ -27,6 +28,15 @@ abstract class RedisTopologiesContract {
      */
     abstract RateLimitStore createStore(RedissonClient client, MutableClock clock);
 
+    /**
+     * Forgets every key of the store under test, as test support does.
+     *
+     * @param store the store under test
+     */
+    void clear(RateLimitStore store) {
+        RateLimitStores.clear(store);
+    }
+
     /** The contract on one topology, through one client for all its tests. */
     @TestInstance(TestInstance.Lifecycle.PER_CLASS)
     abstract class OnTopology extends RateLimitStoreContract {
@@ -41,6 +51,11 @@ abstract class RedisTopologiesContract {
         @Override
         protected RateLimitStore createStore(MutableClock clock) {
             return RedisTopologiesContract.this.createStore(client, clock);
+        }
+
+        @Override
+        protected void clear(RateLimitStore store) {
+            RedisTopologiesContract.this.clear(store);
         }
     }
 

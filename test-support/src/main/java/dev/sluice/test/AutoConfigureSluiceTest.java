@@ -15,9 +15,10 @@ import org.springframework.context.annotation.Import;
  * (the {@code @Primary} {@link java.time.InstantSource}, which the limiters and the in-memory
  * store read) and a {@link dev.sluice.Sleeper} that moves that clock instead of waiting, so that
  * limiters with {@code onLimit = WAIT} take no real time. Before each test method,
- * {@link SluiceTestExecutionListener} {@linkplain dev.sluice.RateLimitStore#clear() clears} every
- * {@link dev.sluice.RateLimitStore} bean of the context and sets the clock back to where it
- * started, the start of the current day in UTC, so that no test sees what another counted.
+ * {@link SluiceTestExecutionListener} {@linkplain dev.sluice.tck.RateLimitStores#clear clears}
+ * every {@link dev.sluice.RateLimitStore} bean of the context (with the store's own public
+ * {@code clear()}) and sets the clock back to where it started, the start of the current day in
+ * UTC, so that no test sees what another counted.
  *
  * <pre class="code">
  * &#64;SpringBootTest

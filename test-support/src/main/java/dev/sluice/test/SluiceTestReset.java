@@ -2,6 +2,7 @@ package dev.sluice.test;
 
 import dev.sluice.RateLimitStore;
 import dev.sluice.tck.MutableClock;
+import dev.sluice.tck.RateLimitStores;
 import java.time.Instant;
 import org.springframework.beans.factory.ObjectProvider;
 
@@ -20,6 +21,6 @@ final class SluiceTestReset {
 
     void reset() {
         clock.set(start);
-        stores.orderedStream().forEach(RateLimitStore::clear);
+        stores.orderedStream().forEach(RateLimitStores::clear);
     }
 }

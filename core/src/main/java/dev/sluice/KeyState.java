@@ -1,5 +1,6 @@
 package dev.sluice;
 
+import dev.sluice.internal.StoreKeys;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;

@@ -8,6 +8,7 @@ import dev.sluice.RateLimiterRegistry;
 import dev.sluice.annotation.KeyErrorPolicy;
 import dev.sluice.aop.Expressions.MethodExpression;
 import dev.sluice.aop.LimitDefinitionParser.ParsedLimit;
+import dev.sluice.aop.internal.SubscriberContext;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Arrays;

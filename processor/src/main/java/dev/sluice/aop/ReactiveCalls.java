@@ -1,5 +1,6 @@
 package dev.sluice.aop;
 
+import dev.sluice.aop.internal.SubscriberContext;
 import java.lang.reflect.Method;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;

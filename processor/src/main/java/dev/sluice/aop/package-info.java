@@ -5,8 +5,7 @@
  * do not apply the aspect: {@code dev.sluice.config.RateLimitingAdvisor} limits the same methods
  * through the same engine, without AspectJ's weaver. {@link dev.sluice.aop.LimitOverrides} and
  * {@link dev.sluice.aop.RateLimitVariables} are the extension points the Spring Boot starter
- * plugs into; {@link dev.sluice.aop.SubscriberContext} gives them the Reactor Context of a
- * reactive call's subscription.
+ * plugs into.
  */
 @NullMarked
 package dev.sluice.aop;

@@ -11,6 +11,7 @@ import dev.sluice.Sleeper;
 import dev.sluice.annotation.Algorithm;
 import dev.sluice.annotation.OnLimit;
 import dev.sluice.annotation.RateLimited;
+import dev.sluice.aop.internal.SubscriberContext;
 import dev.sluice.tck.MutableClock;
 import io.reactivex.rxjava3.core.Flowable;
 import io.reactivex.rxjava3.core.Single;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.RateLimitExceededException;
 import dev.sluice.annotation.RateLimited;
+import dev.sluice.aop.internal.SubscriberContext;
 import io.reactivex.rxjava3.core.Single;
 import java.io.IOException;
 import java.io.InputStream;

@@ -5,7 +5,7 @@ import dev.sluice.RateLimitListener;
 import dev.sluice.RateLimiter;
 import dev.sluice.annotation.OnLimit;
 import dev.sluice.aop.CallScopedListener;
-import dev.sluice.aop.SubscriberContext;
+import dev.sluice.aop.internal.SubscriberContext;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.server.reactive.ServerHttpResponse;

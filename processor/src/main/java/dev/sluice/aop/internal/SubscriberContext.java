@@ -1,5 +1,8 @@
-package dev.sluice.aop;
+package dev.sluice.aop.internal;
 
+import dev.sluice.aop.CallScopedListener;
+import dev.sluice.aop.MethodRateLimiter;
+import dev.sluice.aop.RateLimitVariables;
 import org.jspecify.annotations.Nullable;
 import reactor.util.context.ContextView;
 
@@ -34,6 +37,9 @@ import reactor.util.context.ContextView;
  * without it nothing is ever decided on subscription, so there is no Context to read: check
  * with {@code ClassUtils.isPresent("reactor.core.publisher.Mono", ...)} before calling it from
  * code that also runs without Reactor.
+ *
+ * <p>Not API: shared by Sluice's modules (the Spring Boot starter reads it for WebFlux), it may
+ * change in any release.
  */
 public final class SubscriberContext {
 
@@ -55,16 +61,21 @@ public final class SubscriberContext {
     /**
      * Makes {@code context} the current one on this thread.
      *
+     * @param context the subscriber's Context
      * @return the one it replaces, to give back to {@link #restore}
      */
-    static @Nullable ContextView enter(ContextView context) {
+    public static @Nullable ContextView enter(ContextView context) {
         ContextView previous = CURRENT.get();
         CURRENT.set(context);
         return previous;
     }
 
-    /** Gives back the Context {@link #enter} replaced. */
-    static void restore(@Nullable ContextView previous) {
+    /**
+     * Gives back the Context {@link #enter} replaced.
+     *
+     * @param previous what {@link #enter} returned
+     */
+    public static void restore(@Nullable ContextView previous) {
         if (previous == null) {
             CURRENT.remove();
         } else {

@@ -1,4 +1,4 @@
-package dev.sluice;
+package dev.sluice.internal;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -8,7 +8,7 @@ import java.util.HexFormat;
 /**
  * Keys as stores keep them: whatever a caller's key, a store holds at most a few dozen
  * characters for it, so a client sending a megabyte as its phone number cannot fill memory.
- * Distinct keys stay distinct.
+ * Distinct keys stay distinct. Shared by Sluice's stores; not API (see the package).
  */
 public final class StoreKeys {
 

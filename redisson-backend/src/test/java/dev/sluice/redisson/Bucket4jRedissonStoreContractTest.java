@@ -12,7 +12,7 @@ import org.redisson.api.RedissonClient;
 class Bucket4jRedissonStoreContractTest extends RedisTopologiesContract {
 
     @Override
-    RateLimitStore createStore(RedissonClient client, MutableClock clock) {
+    protected RateLimitStore createStore(RedissonClient client, MutableClock clock) {
         return Bucket4jRedissonStore.builder(client).clock(clock).timeout(RedisClients.PATIENT).build();
     }
 }

@@ -17,14 +17,14 @@ class LocalSyncRateLimitStoreContractTest extends RedisTopologiesContract {
     private RedissonRateLimitStore shared;
 
     @Override
-    RateLimitStore createStore(RedissonClient client, MutableClock clock) {
+    protected RateLimitStore createStore(RedissonClient client, MutableClock clock) {
         shared = RedissonRateLimitStore.builder(client).clock(clock).timeout(RedisClients.PATIENT).build();
         return LocalSyncRateLimitStore.builder(shared).clock(clock).build();
     }
 
     /** Forgets the keys held locally, then those of the store synced with. */
     @Override
-    void clear(RateLimitStore store) {
+    protected void clear(RateLimitStore store) {
         super.clear(store);
         shared.clear();
     }

@@ -15,9 +15,12 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.redisson.api.RedissonClient;
 
-/** The whole store contract against a Redis store, on a real server and on a real cluster. */
+/**
+ * The whole store contract against a Redis store, on a real server and on a real cluster; other
+ * modules' tests extend it too, for stores decorating a Redis store.
+ */
 @ExtendWith(RedisExtension.class)
-abstract class RedisTopologiesContract {
+public abstract class RedisTopologiesContract {
 
     /**
      * Creates the store under test.
@@ -26,14 +29,14 @@ abstract class RedisTopologiesContract {
      * @param clock  the test clock
      * @return the store
      */
-    abstract RateLimitStore createStore(RedissonClient client, MutableClock clock);
+    protected abstract RateLimitStore createStore(RedissonClient client, MutableClock clock);
 
     /**
      * Forgets every key of the store under test, as test support does.
      *
      * @param store the store under test
      */
-    void clear(RateLimitStore store) {
+    protected void clear(RateLimitStore store) {
         RateLimitStores.clear(store);
     }
 

@@ -9,7 +9,7 @@ import org.redisson.api.RedissonClient;
 class RedissonRateLimitStoreContractTest extends RedisTopologiesContract {
 
     @Override
-    RateLimitStore createStore(RedissonClient client, MutableClock clock) {
+    protected RateLimitStore createStore(RedissonClient client, MutableClock clock) {
         return RedissonRateLimitStore.builder(client).clock(clock).timeout(RedisClients.PATIENT).build();
     }
 }

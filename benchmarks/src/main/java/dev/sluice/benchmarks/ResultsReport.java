@@ -52,6 +52,7 @@ public final class ResultsReport {
             "PeerDecisionBenchmark.guava", "Guava RateLimiter");
     private static final Map<String, String> ANNOTATED_CALLS = labels(
             "AnnotatedCallBenchmark.sluice", "Sluice `@RateLimited(key = \"#id\")`",
+            "BootAnnotatedCallBenchmark.sluice", "Sluice, the same in Spring Boot with actuator and Prometheus",
             "AnnotatedCallBenchmark.resilience4j", "Resilience4j `@RateLimiter(name = \"#id\")`",
             "AnnotatedCallBenchmark.resilience4jOneLimiter", "Resilience4j `@RateLimiter(name = \"annotated\")`",
             "AnnotatedCallBenchmark.unproxied", "the same method, no proxy (the floor)");
@@ -178,7 +179,11 @@ public final class ResultsReport {
                 + " from its registry, and a name starting with `#` is a SpEL expression, parsed anew on every"
                 + " call, so `\"#id\"` gives each key a limiter of its own, kept in the registry for good;"
                 + " `\"annotated\"` is one limiter for all keys. The floor calls Sluice's method on an instance"
-                + " without a proxy. Every method returns its argument.");
+                + " without a proxy. Every method returns its argument. The Spring Boot row is the same Sluice"
+                + " method in a Spring Boot application as users run it: the starter's auto-configuration, the"
+                + " actuator and a Prometheus registry (`micrometer-registry-prometheus`), so every decision is"
+                + " counted (`sluice.decisions`) and the store timed (`sluice.store.latency`; over the in-memory"
+                + " store, one decision in 64).");
         jmhTables(md, jmh, ANNOTATED_CALLS, label -> label.startsWith("Resilience4j"));
     }
 

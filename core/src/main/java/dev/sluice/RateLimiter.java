@@ -81,8 +81,8 @@ public final class RateLimiter {
      * limiters decide without calling them: asked without making the store key.
      */
     private final @Nullable InMemoryRateLimitStore inMemoryStore;
-    /** Told of each decision made with {@link #inMemoryStore}: the decorators', or null when there are none. */
-    private final ForwardingRateLimitStore.@Nullable DecisionObserver inMemoryObserver;
+    /** Told of each decision made with {@link #inMemoryStore}: the decorators' observers, if any. */
+    private final ForwardingRateLimitStore.DecisionObserver inMemoryObserver;
 
     private RateLimiter(Builder builder) {
         this.name = builder.name;
@@ -100,8 +100,7 @@ public final class RateLimiter {
         this.listeners = builder.listeners.toArray(new RateLimitListener[0]);
         List<ForwardingRateLimitStore.DecisionObserver> observers = new ArrayList<>();
         this.inMemoryStore = inMemoryBeneath(store, observers);
-        this.inMemoryObserver = inMemoryStore == null || observers.isEmpty() ? null
-                : observers.size() == 1 ? observers.get(0) : new Observers(observers);
+        this.inMemoryObserver = observers.size() == 1 ? observers.get(0) : new Observers(observers);
         this.failureLog = new StoreFailureLog(name, onStoreFailure, clock);
         this.fallbackStore = builder.fallbackStore;
     }
@@ -225,9 +224,6 @@ public final class RateLimiter {
                 return store.tryAcquire(storeKey(key), tiers.list, cost);
             }
             ForwardingRateLimitStore.DecisionObserver observer = inMemoryObserver;
-            if (observer == null) {
-                return inMemory.decide(namespace, key, tiers.list, cost);
-            }
             Object deciding = observer.deciding();
             try {
                 return inMemory.decide(namespace, key, tiers.list, cost);
@@ -556,9 +552,6 @@ public final class RateLimiter {
                 return store.reserve(storeKey(key), tiers.list, cost, Duration.ofMillis(maxWait));
             }
             ForwardingRateLimitStore.DecisionObserver observer = inMemoryObserver;
-            if (observer == null) {
-                return inMemory.reserve(namespace, key, tiers.list, cost, maxWait);
-            }
             Object deciding = observer.deciding();
             try {
                 return inMemory.reserve(namespace, key, tiers.list, cost, maxWait);
@@ -780,7 +773,10 @@ public final class RateLimiter {
                 + (current.plans.isEmpty() ? "" : " plans " + current.plansAsLists()) + (onLimit == OnLimit.WAIT ? " waiting up to " + maxWait : "");
     }
 
-    /** The observers of several decorators, told in turn: outermost first, then innermost first. */
+    /**
+     * The observers of several decorators, or of none, told in turn: outermost first, then
+     * innermost first.
+     */
     private static final class Observers implements ForwardingRateLimitStore.DecisionObserver {
 
         private final ForwardingRateLimitStore.DecisionObserver[] observers;
@@ -790,7 +786,10 @@ public final class RateLimiter {
         }
 
         @Override
-        public Object deciding() {
+        public @Nullable Object deciding() {
+            if (observers.length == 0) {
+                return null;
+            }
             @Nullable Object[] deciding = new Object[observers.length];
             for (int i = 0; i < observers.length; i++) {
                 deciding[i] = observers[i].deciding();
@@ -800,6 +799,9 @@ public final class RateLimiter {
 
         @Override
         public void decided(@Nullable Object deciding) {
+            if (observers.length == 0) {
+                return;
+            }
             @Nullable Object[] each = (@Nullable Object[]) deciding;
             for (int i = observers.length - 1; i >= 0; i--) {
                 observers[i].decided(each[i]);

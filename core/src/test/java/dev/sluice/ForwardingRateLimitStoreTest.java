@@ -82,6 +82,20 @@ class ForwardingRateLimitStoreTest {
     }
 
     @Test
+    void everyObservingDecoratorIsToldInTurn() {
+        Observing inner = new Observing(memory);
+        Observing outer = new Observing(inner);
+        RateLimiter limiter = RateLimiter.builder().name("stacked").store(outer).clock(clock)
+                .tier(Tier.of(1, ofMinutes(1), SLIDING_WINDOW)).build();
+
+        limiter.tryAcquire("k");
+        limiter.tryAcquire("k");
+
+        assertThat(List.of(outer.deciding, outer.decided, inner.deciding, inner.decided))
+                .allSatisfy(count -> assertThat(count).hasValue(2));
+    }
+
+    @Test
     void limitersCallADecoratorThatDoesNotObserve() {
         AtomicInteger calls = new AtomicInteger();
         RateLimitStore counting = new ForwardingRateLimitStore(memory) {

@@ -329,7 +329,9 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
                 }
             }
         } catch (RuntimeException e) {
-            LOGGER.log(System.Logger.Level.WARNING, "Syncing local counts failed", e);
+            // The message, not the stack trace: it may quote a key, which is escaped onto the line.
+            LOGGER.log(System.Logger.Level.WARNING, () -> "Syncing local counts failed: "
+                    + LogText.escape(StoreUnavailableException.describe(e)));
         }
     }
 
@@ -356,7 +358,7 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
         failuresInARow.incrementAndGet();
         if (!storeReachable() && loggedUnreachable.compareAndSet(false, true)) {
             LOGGER.log(System.Logger.Level.WARNING, () -> "Local-sync rate limiting: the store cannot be reached ("
-                    + StoreUnavailableException.describe(failure, key) + "); deciding in this JVM from the counts it"
+                    + LogText.escape(StoreUnavailableException.describe(failure, key)) + "); deciding in this JVM from the counts it"
                     + " has until it answers again");
         }
     }

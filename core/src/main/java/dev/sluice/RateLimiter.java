@@ -171,8 +171,8 @@ public final class RateLimiter {
             listener.onUnknownPlan(this, plan);
         }
         if (loggedPlans.size() < 16 && loggedPlans.add(plan)) {
-            LOGGER.log(System.Logger.Level.WARNING, () -> "Rate limiter '" + name + "' has no plan '" + plan
-                    + "', so its default tiers decide the calls of that plan; its plans are " + current.plans.keySet());
+            LOGGER.log(System.Logger.Level.WARNING, () -> "Rate limiter '" + name + "' has no plan '"
+                    + LogText.escape(plan) + "', so its default tiers decide the calls of that plan; its plans are " + current.plans.keySet());
         }
         return current.defaults;
     }

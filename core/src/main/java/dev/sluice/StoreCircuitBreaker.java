@@ -177,7 +177,7 @@ public final class StoreCircuitBreaker {
         }
         if (outageStarts) {
             LOGGER.log(System.Logger.Level.WARNING, () -> "Rate limit store" + named() + " failed " + failureThreshold
-                    + " of its last " + RECENT_CALLS + " calls, the last with: " + failed + ". Its limiters follow"
+                    + " of its last " + RECENT_CALLS + " calls, the last with: " + LogText.escape(failed) + ". Its limiters follow"
                     + " their failure policy without asking it; it is asked again in " + openMillis + " ms, and every "
                     + openMillis + " ms until it answers.");
         }

@@ -9,7 +9,8 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * What one limiter logs while its store fails: a WARNING for the first failure, then at most one
  * line per {@link #INTERVAL} counting the calls its failure policy answered. Never a stack trace,
- * never a key: an outage can fail thousands of calls a second.
+ * never a key: an outage can fail thousands of calls a second; the store's message, which may
+ * quote request data, is escaped onto the one line.
  */
 final class StoreFailureLog {
 
@@ -43,7 +44,7 @@ final class StoreFailureLog {
                 + calls + (calls == 1 ? " call" : " calls")
                 + (last == NEVER ? "" : " in the last " + Duration.ofMillis(now - last).toSeconds() + " s")
                 + ", " + consequence() + " (" + policy + "); the last failure: "
-                + StoreUnavailableException.describe(failure, storeKey));
+                + LogText.escape(StoreUnavailableException.describe(failure, storeKey)));
     }
 
     private String consequence() {

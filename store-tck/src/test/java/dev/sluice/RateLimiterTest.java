@@ -349,6 +349,20 @@ class RateLimiterTest {
         }
 
         @Test
+        void aStoresMessageQuotingWhatAClientSentStaysOnOneLogLine() {
+            RateLimiter open = RateLimiter.builder().name("guarded").clock(clock).onStoreFailure(FailurePolicy.FAIL_OPEN)
+                    .tier(Tier.of(2, ofMinutes(1), FIXED_WINDOW))
+                    .store(failingWith(new IllegalStateException("no answer for tenant acme\r\nFORGED\u2028line")))
+                    .build();
+
+            List<LogRecord> lines = captureLog(() -> open.tryAcquire("k"));
+
+            assertThat(lines).hasSize(1);
+            assertThat(lines.get(0).getMessage()).doesNotContain("\r", "\n", "\u2028")
+                    .contains("no answer for tenant acme\\r\\nFORGED\\u2028line");
+        }
+
+        @Test
         void malformedRequestsAreNeverTakenForOutages() {
             RateLimiter open = limiter(FailurePolicy.FAIL_OPEN);
             assertThatThrownBy(() -> open.acquire("k", 0)).isInstanceOf(IllegalArgumentException.class);
@@ -398,6 +412,18 @@ class RateLimiterTest {
         for (Throwable t = failure; t != null; t = t.getCause()) {
             assertThat(t.getMessage()).doesNotContain("+4477");
         }
+    }
+
+    @Test
+    void anUnknownPlanAClientSentStaysOnOneLogLine() {
+        RateLimiter limiter = limiter("plans").tier(Tier.of(2, ofMinutes(1), FIXED_WINDOW))
+                .plan("gold", List.of(Tier.of(5, ofMinutes(1), FIXED_WINDOW))).build();
+
+        List<LogRecord> lines = captureLog(() -> limiter.tryAcquire("k", 1, "gold\r\nFORGED: all limits are off"));
+
+        assertThat(lines).hasSize(1);
+        assertThat(lines.get(0).getMessage()).doesNotContain("\r", "\n")
+                .contains("has no plan 'gold\\r\\nFORGED: all limits are off'");
     }
 
     /** The records the engine logs while {@code action} runs. */

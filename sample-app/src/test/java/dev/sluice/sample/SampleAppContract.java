@@ -3,7 +3,9 @@ package dev.sluice.sample;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.test.AdmissionLog;
+import java.net.URI;
 import java.time.Duration;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeEach;
@@ -133,6 +135,27 @@ abstract class SampleAppContract {
                 + "\"tiers\":[{\"limit\":500,\"window\":\"PT2S\",\"algorithm\":\"FIXED_WINDOW\",\"countRejected\":false,"
                 + "\"blockFor\":\"PT0S\"},{\"limit\":2000,\"window\":\"PT10S\"");
     }
+
+    @Test
+    void theCatalogRuleCountsEveryRequestTheCatalogAnswers() {
+        for (String[] request : CATALOG_REQUESTS) {
+            EntityExchangeResult<String> answer = client.method(HttpMethod.valueOf(request[0]))
+                    .uri(URI.create("http://127.0.0.1:" + port + request[1])).exchange().returnResult(String.class);
+            String as = request[0] + " " + request[1];
+            assertThat(answer.getStatus().value()).as(as).isEqualTo(200);
+            assertThat(answer.getResponseHeaders().getFirst("RateLimit-Policy")).as(as + ", counted by the rule")
+                    .startsWith("\"product-api\";q=");
+        }
+    }
+
+    /**
+     * Requests Spring MVC routes to the catalog: HEAD, which the GET handler answers, matrix
+     * parameters, {@code ;jsessionid} and percent-encoding.
+     */
+    private static final List<String[]> CATALOG_REQUESTS = List.of(new String[] {"GET", "/v1/product"},
+            new String[] {"HEAD", "/v1/product"}, new String[] {"GET", "/v1/product;jsessionid=0123ABCD"},
+            new String[] {"GET", "/v1;version=1/product;color=red"}, new String[] {"GET", "/v1/pr%6Fduct"},
+            new String[] {"HEAD", "/v%31/product;jsessionid=0123ABCD"});
 
     @Test
     void anOperatorLowersTheCatalogsLimitLiveAndItsCountsCarryOn() {

@@ -35,6 +35,12 @@ import org.springframework.web.util.pattern.PatternParseException;
  * matches. Independent of the web stack: the servlet filter and the WebFlux filter hand it the
  * method, the path within the application, and how to find the client address and the request.
  *
+ * <p>A rule matches the requests Spring routes to the handlers of its path: its pattern is parsed
+ * by the application's own {@link PathPatternParser} (so it is case-insensitive where the
+ * application's routing is) and matched against the parsed path, whose segments are decoded and
+ * without their matrix parameters ({@code ;jsessionid=...}), as Spring's handler mappings match
+ * it; a rule for {@code GET} covers {@code HEAD} too, which Spring routes to {@code GET} handlers.
+ *
  * <p>Rules are asked in the order they are configured, each for its own key; the first that
  * rejects ends the request, and the rules after it are not asked. Permits the rules before it
  * took stay taken, as with several limiters on one annotated method: limits that must be
@@ -48,12 +54,19 @@ final class HttpRateLimitRules {
     private final List<Rule> rules;
     private final KeyErrorPolicy onKeyError;
     private final RateLimiterRegistry registry;
+    private final PathPatternParser paths;
     private final @Nullable BeanResolver beans;
 
+    /**
+     * @param paths the application's parser of the paths its handlers are mapped to
+     * @param beans resolves {@code @name} in expressions, or {@code null} for none
+     */
     HttpRateLimitRules(List<SluiceProperties.Rule> configured, PropertiesLimitOverrides overrides,
-                       RateLimiterRegistry registry, KeyErrorPolicy onKeyError, @Nullable BeanResolver beans) {
+                       RateLimiterRegistry registry, KeyErrorPolicy onKeyError, PathPatternParser paths,
+                       @Nullable BeanResolver beans) {
         this.registry = registry;
         this.onKeyError = onKeyError;
+        this.paths = paths;
         this.beans = beans;
         List<Rule> parsed = new ArrayList<>();
         Set<String> names = new HashSet<>();
@@ -92,7 +105,7 @@ final class HttpRateLimitRules {
         }
         PathPattern pattern;
         try {
-            pattern = PathPatternParser.defaultInstance.parse(rule.getPath());
+            pattern = paths.parse(rule.getPath());
         } catch (PatternParseException e) {
             throw new SluiceConfigurationException(property + ".path (" + name + ") '" + rule.getPath()
                     + "' is not a path pattern: " + e.getMessage(), "Write it in Spring's PathPattern syntax:"
@@ -107,6 +120,10 @@ final class HttpRateLimitRules {
                         + " TRACE, or leave methods out for all of them.", null);
             }
             methods.add(upper);
+            if (upper.equals("GET")) {
+                // Spring answers HEAD with the GET handler: it runs as often.
+                methods.add("HEAD");
+            }
         }
         if (rule.getTiers().isEmpty()) {
             throw new SluiceConfigurationException(property + " (" + name + ") has no tiers", "Give it at least one"

@@ -1,15 +1,17 @@
 package dev.sluice.boot;
 
 import dev.sluice.RateLimiterRegistry;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.expression.BeanFactoryResolver;
+import org.springframework.web.util.pattern.PathPatternParser;
 
 /**
  * What Sluice needs in a web application whichever its stack, Spring MVC or WebFlux: the client
- * address resolver behind {@code #ip}, and the limiters of {@code sluice.http.rules}.
+ * address resolver behind {@code #ip}, and how the limiters of {@code sluice.http.rules} are built.
  */
 @Configuration(proxyBeanMethods = false)
 class SluiceWebConfiguration {
@@ -30,18 +32,20 @@ class SluiceWebConfiguration {
     }
 
     /**
-     * The limiters of {@code sluice.http.rules}, checked and registered as the application starts.
+     * The limiters of {@code sluice.http.rules}, checked and registered as the application starts;
+     * each stack's configuration declares them with the parser its handler mappings use.
      *
      * @param properties  the settings
      * @param overrides   the limits from configuration, for the rules' plans
      * @param registry    where the rules' limiters are registered
      * @param beanFactory resolves {@code @bean} references in the rules' expressions
+     * @param paths       the application's parser of handler paths, {@code null} for Spring's default
      * @return the rules
      */
-    @Bean
-    HttpRateLimitRules sluiceHttpRateLimitRules(SluiceProperties properties, PropertiesLimitOverrides overrides,
-                                                RateLimiterRegistry registry, BeanFactory beanFactory) {
+    static HttpRateLimitRules httpRateLimitRules(SluiceProperties properties, PropertiesLimitOverrides overrides,
+                                                 RateLimiterRegistry registry, BeanFactory beanFactory,
+                                                 @Nullable PathPatternParser paths) {
         return new HttpRateLimitRules(properties.getHttp().getRules(), overrides, registry, properties.getKeyError(),
-                new BeanFactoryResolver(beanFactory));
+                paths != null ? paths : PathPatternParser.defaultInstance, new BeanFactoryResolver(beanFactory));
     }
 }

@@ -1,11 +1,13 @@
 package dev.sluice.boot;
 
+import dev.sluice.RateLimiterRegistry;
 import dev.sluice.aop.MethodRateLimiter;
 import dev.sluice.aop.RateLimitVariables;
 import dev.sluice.config.MethodRateLimiterCustomizer;
 import dev.sluice.config.RateLimitingConfiguration;
 import java.net.InetSocketAddress;
 import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -23,6 +25,7 @@ import org.springframework.web.filter.reactive.ServerWebExchangeContextFilter;
 import org.springframework.web.reactive.DispatcherHandler;
 import org.springframework.web.reactive.HandlerAdapter;
 import org.springframework.web.reactive.HandlerResultHandler;
+import org.springframework.web.reactive.handler.AbstractHandlerMapping;
 import org.springframework.web.server.ServerWebExchange;
 
 /**
@@ -102,6 +105,28 @@ public class SluiceWebFluxAutoConfiguration {
     ReactiveRateLimitExceptionHandler sluiceRateLimitExceptionHandler(ReactiveRateLimitHeaders headers,
                                                                       SluiceProperties properties) {
         return new ReactiveRateLimitExceptionHandler(headers, properties.getWeb().getProblemType());
+    }
+
+    /**
+     * The limiters of {@code sluice.http.rules}, their paths parsed as WebFlux parses those of
+     * annotated handlers (the parser of {@code requestMappingHandlerMapping}, case-insensitive when
+     * {@code WebFluxConfigurer.configurePathMatching} says so).
+     *
+     * @param properties  the settings
+     * @param overrides   the limits from configuration, for the rules' plans
+     * @param registry    where the rules' limiters are registered
+     * @param beanFactory resolves {@code @bean} references in the rules' expressions
+     * @param handlers    WebFlux's mapping of annotated handlers
+     * @return the rules
+     */
+    @Bean
+    HttpRateLimitRules sluiceHttpRateLimitRules(SluiceProperties properties, PropertiesLimitOverrides overrides,
+                                                RateLimiterRegistry registry, BeanFactory beanFactory,
+                                                @Qualifier("requestMappingHandlerMapping")
+                                                ObjectProvider<AbstractHandlerMapping> handlers) {
+        AbstractHandlerMapping mapping = handlers.getIfAvailable();
+        return SluiceWebConfiguration.httpRateLimitRules(properties, overrides, registry, beanFactory,
+                mapping == null ? null : mapping.getPathPatternParser());
     }
 
     /**

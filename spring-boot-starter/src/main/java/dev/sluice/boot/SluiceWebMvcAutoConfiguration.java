@@ -1,10 +1,12 @@
 package dev.sluice.boot;
 
+import dev.sluice.RateLimiterRegistry;
 import dev.sluice.aop.RateLimitVariables;
 import dev.sluice.config.MethodRateLimiterCustomizer;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.Collections;
 import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -20,6 +22,7 @@ import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.context.request.ServletRequestAttributes;
 import org.springframework.web.servlet.DispatcherServlet;
 import org.springframework.web.servlet.HandlerExceptionResolver;
+import org.springframework.web.util.pattern.PathPatternParser;
 
 /**
  * Sluice in Spring MVC applications: {@code #ip} and {@code #request} in key expressions,
@@ -68,6 +71,25 @@ public class SluiceWebMvcAutoConfiguration {
     RateLimitExceptionHandler sluiceRateLimitExceptionHandler(RateLimitResponseHeaders headers,
                                                               SluiceProperties properties) {
         return new RateLimitExceptionHandler(headers, properties.getWeb().getProblemType());
+    }
+
+    /**
+     * The limiters of {@code sluice.http.rules}, their paths parsed as Spring MVC parses those of
+     * handlers ({@code mvcPatternParser}, which {@code WebMvcConfigurer.configurePathMatch} sets).
+     *
+     * @param properties  the settings
+     * @param overrides   the limits from configuration, for the rules' plans
+     * @param registry    where the rules' limiters are registered
+     * @param beanFactory resolves {@code @bean} references in the rules' expressions
+     * @param paths       Spring MVC's parser of handler paths
+     * @return the rules
+     */
+    @Bean
+    HttpRateLimitRules sluiceHttpRateLimitRules(SluiceProperties properties, PropertiesLimitOverrides overrides,
+                                                RateLimiterRegistry registry, BeanFactory beanFactory,
+                                                @Qualifier("mvcPatternParser") ObjectProvider<PathPatternParser> paths) {
+        return SluiceWebConfiguration.httpRateLimitRules(properties, overrides, registry, beanFactory,
+                paths.getIfAvailable());
     }
 
     /**

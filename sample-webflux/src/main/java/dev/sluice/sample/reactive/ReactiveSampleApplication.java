@@ -11,7 +11,9 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
  *   <li>{@link OtpController}: one-time codes, at most 3 a minute per client address, answered
  *       with the same 429 as the servlet sample;</li>
  *   <li>{@link PartnerClient}: outbound {@code WebClient} calls to a partner that caps us, each
- *       waiting for a permit without holding a thread.</li>
+ *       waiting for a permit without holding a thread;</li>
+ *   <li>{@link CatalogController}: the public catalog, limited from configuration alone by the
+ *       rule {@code product-api}, however a client writes its request.</li>
  * </ul>
  */
 @SpringBootApplication

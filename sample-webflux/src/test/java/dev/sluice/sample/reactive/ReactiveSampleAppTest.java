@@ -3,7 +3,9 @@ package dev.sluice.sample.reactive;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.test.AdmissionLog;
+import java.net.URI;
 import java.time.Duration;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeEach;
@@ -13,6 +15,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
+import org.springframework.http.HttpMethod;
 import org.springframework.test.web.reactive.server.EntityExchangeResult;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
@@ -71,6 +74,28 @@ class ReactiveSampleAppTest {
                 .contains("\"detail\":\"Too many codes requested from this address; try again later\"")
                 .contains("\"violated-policies\":[\"otp-ip\"]");
     }
+
+    @Test
+    void theCatalogRuleCountsEveryRequestTheCatalogAnswers() {
+        for (String[] request : CATALOG_REQUESTS) {
+            EntityExchangeResult<String> answer = client.method(HttpMethod.valueOf(request[0]))
+                    .uri(URI.create("http://127.0.0.1:" + port + request[1])).exchange().expectBody(String.class)
+                    .returnResult();
+            String as = request[0] + " " + request[1];
+            assertThat(answer.getStatus().value()).as(as).isEqualTo(200);
+            assertThat(answer.getResponseHeaders().getFirst("RateLimit-Policy")).as(as + ", counted by the rule")
+                    .startsWith("\"product-api\";q=500;w=2");
+        }
+    }
+
+    /**
+     * Requests WebFlux routes to the catalog, as the servlet sample's test sends them: HEAD, which
+     * the GET handler answers, matrix parameters, {@code ;jsessionid} and percent-encoding.
+     */
+    private static final List<String[]> CATALOG_REQUESTS = List.of(new String[] {"GET", "/v1/product"},
+            new String[] {"HEAD", "/v1/product"}, new String[] {"GET", "/v1/product;jsessionid=0123ABCD"},
+            new String[] {"GET", "/v1;version=1/product;color=red"}, new String[] {"GET", "/v1/pr%6Fduct"},
+            new String[] {"HEAD", "/v%31/product;jsessionid=0123ABCD"});
 
     @Test
     void aBatchOfPartnerCallsWaitsForPermitsWithoutBreakingTheCap() {

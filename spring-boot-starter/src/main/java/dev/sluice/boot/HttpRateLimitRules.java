@@ -20,9 +20,17 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.expression.BeanResolver;
 import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.SpelEvaluationException;
+import org.springframework.expression.spel.SpelMessage;
+import org.springframework.expression.spel.SpelNode;
+import org.springframework.expression.spel.ast.ConstructorReference;
+import org.springframework.expression.spel.ast.TypeReference;
 import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.expression.spel.support.DataBindingMethodResolver;
+import org.springframework.expression.spel.support.DataBindingPropertyAccessor;
 import org.springframework.expression.spel.support.StandardEvaluationContext;
+import org.springframework.expression.spel.support.StandardTypeConverter;
 import org.springframework.http.server.PathContainer;
 import org.springframework.util.ObjectUtils;
 import org.springframework.web.util.pattern.PathPattern;
@@ -41,6 +49,12 @@ import org.springframework.web.util.pattern.PatternParseException;
  * without their matrix parameters ({@code ;jsessionid=...}), as Spring's handler mappings match
  * it; a rule for {@code GET} covers {@code HEAD} too, which Spring routes to {@code GET} handlers.
  *
+ * <p>The expressions come from configuration, not from code, so they get no more power than they
+ * need: they read properties and call public instance methods of {@code #ip}, {@code #request},
+ * {@code #path} and beans ({@code @name}), but name no type ({@code T(...)}), construct nothing
+ * ({@code new ...}), and reach neither {@code getClass()} nor class loaders. An expression with
+ * {@code T(...)} or {@code new} fails start-up, naming its rule.
+ *
  * <p>Rules are asked in the order they are configured, each for its own key; the first that
  * rejects ends the request, and the rules after it are not asked. Permits the rules before it
  * took stay taken, as with several limiters on one annotated method: limits that must be
@@ -55,7 +69,11 @@ final class HttpRateLimitRules {
     private final KeyErrorPolicy onKeyError;
     private final RateLimiterRegistry registry;
     private final PathPatternParser paths;
-    private final @Nullable BeanResolver beans;
+    /**
+     * What the expressions may use, built once: each request's context takes these delegates,
+     * and with them the caches of the property accessor and method resolver.
+     */
+    private final StandardEvaluationContext delegates;
 
     /**
      * @param paths the application's parser of the paths its handlers are mapped to
@@ -67,7 +85,7 @@ final class HttpRateLimitRules {
         this.registry = registry;
         this.onKeyError = onKeyError;
         this.paths = paths;
-        this.beans = beans;
+        this.delegates = delegates(beans);
         List<Rule> parsed = new ArrayList<>();
         Set<String> names = new HashSet<>();
         for (int i = 0; i < configured.size(); i++) {
@@ -161,6 +179,12 @@ final class HttpRateLimitRules {
             throw new SluiceConfigurationException(property + " (" + name + ") '" + text + "' is not a valid SpEL"
                     + " expression: " + e.getMessage(), "Correct the expression.", e);
         }
+        String refused = refusedConstruct(expression.getAST());
+        if (refused != null) {
+            throw new SluiceConfigurationException(property + " (" + name + ") '" + text + "' uses " + refused
+                    + ", which a rule's expression may not", "A rule's expressions may read #ip, #request and #path"
+                    + " and call beans (@name); put anything else in a bean's method.", null);
+        }
         for (String variable : RateLimitVariables.referencedBy(expression)) {
             if (!VARIABLES.contains(variable)) {
                 throw new SluiceConfigurationException(property + " (" + name + ") '" + text + "' refers to #"
@@ -169,6 +193,40 @@ final class HttpRateLimitRules {
             }
         }
         return expression;
+    }
+
+    /** {@code T(...)} or {@code new ...} somewhere in an expression, as written; {@code null} if neither. */
+    private static @Nullable String refusedConstruct(SpelNode node) {
+        if (node instanceof TypeReference || node instanceof ConstructorReference) {
+            return node.toStringAST();
+        }
+        for (int i = 0; i < node.getChildCount(); i++) {
+            String refused = refusedConstruct(node.getChild(i));
+            if (refused != null) {
+                return refused;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Read-only properties and instance methods of public types, except those of {@code Object}
+     * and {@code Class} and anything on a class loader; no types, no constructors; beans.
+     */
+    private static StandardEvaluationContext delegates(@Nullable BeanResolver beans) {
+        StandardEvaluationContext delegates = new StandardEvaluationContext();
+        delegates.setPropertyAccessors(List.of(DataBindingPropertyAccessor.forReadOnlyAccess()));
+        delegates.setMethodResolvers(List.of(DataBindingMethodResolver.forInstanceMethodInvocation()));
+        delegates.setConstructorResolvers(List.of());
+        delegates.setIndexAccessors(List.of());
+        delegates.setTypeConverter(new StandardTypeConverter());
+        delegates.setTypeLocator(type -> {
+            throw new SpelEvaluationException(SpelMessage.TYPE_NOT_FOUND, type);
+        });
+        if (beans != null) {
+            delegates.setBeanResolver(beans);
+        }
+        return delegates;
     }
 
     /** The rules matching a request's method and path within the application, in their order. */
@@ -201,13 +259,11 @@ final class HttpRateLimitRules {
         StandardEvaluationContext context = null;
         if (rule.key != null || rule.plan != null) {
             context = new StandardEvaluationContext();
+            delegates.applyDelegatesTo(context);
             // Resolving the client address reads forwarding headers: only when an expression wants it.
             context.setVariable("ip", rule.usesIp ? ip.get() : null);
             context.setVariable("request", request);
             context.setVariable("path", variables(rule, path));
-            if (beans != null) {
-                context.setBeanResolver(beans);
-            }
         }
         try {
             return new Call(value(rule, "key", rule.key, context, ""), value(rule, "plan", rule.plan, context, null));

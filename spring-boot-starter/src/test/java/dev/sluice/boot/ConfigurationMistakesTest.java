@@ -167,6 +167,17 @@ class ConfigurationMistakesTest {
     }
 
     @Test
+    void anHttpRuleExpressionNamingATypeIsNamed(CapturedOutput output) {
+        String report = ruleFailureReport(output, "--sluice.http.rules[0].path=/v1/**",
+                "--sluice.http.rules[0].key=T(java.lang.Runtime).getRuntime().exec('id')",
+                "--sluice.http.rules[0].tiers[0].limit=5", "--sluice.http.rules[0].tiers[0].window=1m");
+
+        assertThat(report).contains("sluice.http.rules[0].key (product-api) 'T(java.lang.Runtime).getRuntime()"
+                + ".exec('id')' uses T(java.lang.Runtime), which a rule's expression may not", "Action:",
+                "put anything else in a bean's method").doesNotContain("Caused by");
+    }
+
+    @Test
     void anHttpRuleWithoutTiersIsNamed(CapturedOutput output) {
         String report = ruleFailureReport(output, "--sluice.http.rules[0].path=/v1/**");
 

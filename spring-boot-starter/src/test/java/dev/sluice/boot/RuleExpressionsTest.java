@@ -1,0 +1,105 @@
+package dev.sluice.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.RateLimiterRegistry;
+import dev.sluice.annotation.KeyErrorPolicy;
+import dev.sluice.aop.RateLimitKeyException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.springframework.expression.BeanResolver;
+import org.springframework.http.server.PathContainer;
+import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.web.util.pattern.PathPatternParser;
+
+/**
+ * The key and plan expressions of {@code sluice.http.rules} come from configuration, so they may
+ * use what the README documents ({@code #ip}, {@code #request}, {@code #path}, {@code @bean}) and
+ * nothing more: no types, no constructors, no reflection.
+ */
+class RuleExpressionsTest {
+
+    /** A bean the expressions may call. */
+    public static class Organizations {
+
+        /**
+         * An organization's canonical name.
+         *
+         * @param org a name as written in the path
+         * @return the name in lower case
+         */
+        public String canonical(String org) {
+            return org.toLowerCase(Locale.ROOT);
+        }
+    }
+
+    private static final BeanResolver BEANS = (context, name) -> {
+        if (!name.equals("organizations")) {
+            throw new IllegalArgumentException("no bean " + name);
+        }
+        return new Organizations();
+    };
+
+    /** The rules of one rule, {@code catalog} on {@code /catalog/{org}}, with the given key and plan. */
+    private static HttpRateLimitRules rules(String key, String plan) {
+        SluiceProperties.Rule rule = new SluiceProperties.Rule();
+        rule.setName("catalog");
+        rule.setPath("/catalog/{org}");
+        rule.setKey(key);
+        rule.setPlan(plan);
+        SluiceProperties.TierProperties tier = new SluiceProperties.TierProperties();
+        tier.setLimit(3L);
+        tier.setWindow(Duration.ofMinutes(1));
+        rule.getTiers().add(tier);
+        return new HttpRateLimitRules(List.of(rule), new PropertiesLimitOverrides(Map.of()),
+                RateLimiterRegistry.builder().build(), KeyErrorPolicy.REJECT, PathPatternParser.defaultInstance, BEANS);
+    }
+
+    /** What a request to {@code /catalog/Acme} from 192.0.2.7 with the header X-Tenant: t1 is counted as. */
+    private static HttpRateLimitRules.Call call(HttpRateLimitRules rules) {
+        MockHttpServletRequest request = new MockHttpServletRequest("GET", "/catalog/Acme");
+        request.addHeader("X-Tenant", "t1");
+        request.addHeader("X-Plan", "gold");
+        return rules.call(rules.rules().get(0), PathContainer.parsePath("/catalog/Acme"), () -> "192.0.2.7", request);
+    }
+
+    @Test
+    void whatTheReadmeDocumentsKeepsWorking() {
+        HttpRateLimitRules rules = rules("#ip + '|' + #request.getHeader('X-Tenant') + '|' + #request.method + '|'"
+                + " + #path['org'] + '|' + @organizations.canonical(#path['org'])", "#request.getHeader('X-Plan')");
+
+        HttpRateLimitRules.Call call = call(rules);
+        assertThat(call.key()).isEqualTo("192.0.2.7|t1|GET|Acme|acme");
+        assertThat(call.plan()).isEqualTo("gold");
+        assertThat(call(rules)).as("asked again, with the context's parts built once").isEqualTo(call);
+    }
+
+    @Test
+    void aTypeReferenceOrAConstructorFailsStartUpNamingTheRule() {
+        assertThatThrownBy(() -> rules("T(java.lang.Runtime).getRuntime().availableProcessors()", ""))
+                .isInstanceOf(SluiceConfigurationException.class)
+                .hasMessage("sluice.http.rules[0].key (catalog) 'T(java.lang.Runtime).getRuntime().availableProcessors()'"
+                        + " uses T(java.lang.Runtime), which a rule's expression may not");
+        assertThatThrownBy(() -> rules("new java.io.File('x').getName()", ""))
+                .isInstanceOf(SluiceConfigurationException.class)
+                .hasMessageStartingWith("sluice.http.rules[0].key (catalog) 'new java.io.File('x').getName()' uses new");
+        assertThatThrownBy(() -> rules("#ip", "#path['org'] + T(java.lang.System).getenv('HOME')"))
+                .isInstanceOf(SluiceConfigurationException.class)
+                .hasMessageStartingWith("sluice.http.rules[0].plan (catalog)").hasMessageContaining("T(java.lang.System)");
+    }
+
+    @Test
+    void reflectionIsRefusedWhenARequestIsCountedAndTheRuleIsNamed() {
+        for (String key : List.of("#request.getClass().getClassLoader()", "#request.class.name",
+                "#ip.getClass().forName('java.lang.Runtime')", "@organizations.getClass().getName()")) {
+            assertThatThrownBy(() -> call(rules(key, ""))).as(key)
+                    .isInstanceOf(RateLimitKeyException.class)
+                    .hasMessageStartingWith("Rate limit rule 'catalog' cannot count this request: its key expression '"
+                            + key + "' failed");
+        }
+    }
+}

@@ -210,8 +210,8 @@ final class HttpRateLimitRules {
     }
 
     /**
-     * Read-only properties and instance methods of public types, except those of {@code Object}
-     * and {@code Class} and anything on a class loader; no types, no constructors; beans.
+     * Read-only properties and public instance methods, except those declared by {@code Object}
+     * or {@code Class} and any of a class loader; no types, no constructors; beans.
      */
     private static StandardEvaluationContext delegates(@Nullable BeanResolver beans) {
         StandardEvaluationContext delegates = new StandardEvaluationContext();

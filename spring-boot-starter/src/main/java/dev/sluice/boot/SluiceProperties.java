@@ -770,12 +770,16 @@ public class SluiceProperties {
         /** The path pattern, in Spring's PathPattern syntax: /v1/organizations/{orgId}/product/**. */
         private @Nullable String path;
 
-        /** The HTTP methods the rule applies to; all methods when empty. */
+        /**
+         * The HTTP methods the rule applies to, GET covering HEAD as Spring routes HEAD to GET
+         * handlers; all methods when empty.
+         */
         private List<String> methods = new ArrayList<>();
 
         /**
-         * The SpEL key expression, over #ip, #request and #path (the path's URI variables);
-         * empty for one key shared by all matching requests.
+         * The SpEL key expression, over #ip, #request, #path (the path's URI variables) and beans
+         * (@name), without types or constructors; empty for one key shared by all matching
+         * requests.
          */
         private String key = "";
 

@@ -32,6 +32,12 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 @ExtendWith(RedisExtension.class)
 class SluiceAutoConfigurationTest {
 
+    /**
+     * For tests of where the store connects: a new client's first decision also connects and loads
+     * the script, which on a loaded machine can take longer than the default deadline.
+     */
+    private static final String FIRST_CALL_TIMEOUT = "sluice.redis.timeout=10s";
+
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(SluiceAutoConfiguration.class));
 
@@ -105,7 +111,7 @@ class SluiceAutoConfigurationTest {
 
     @Test
     void connectsWhereSpringBootsRedisSettingsSayWhenSluiceNamesNoServer(RedisServer redis) {
-        runner.withPropertyValues("sluice.store=redis", "spring.data.redis.host=127.0.0.1",
+        runner.withPropertyValues(FIRST_CALL_TIMEOUT, "sluice.store=redis", "spring.data.redis.host=127.0.0.1",
                 "spring.data.redis.port=" + redis.port(), "spring.data.redis.database=3").run(context -> {
             decide(context, "boot-settings");
             assertThat(redis.cli("-n", "3", "EXISTS", "sluice:{boot-settings}:fw60000")).isEqualTo("1");
@@ -114,7 +120,7 @@ class SluiceAutoConfigurationTest {
 
     @Test
     void prefersItsOwnAddressToSpringBootsRedisSettings(RedisServer redis) {
-        runner.withPropertyValues("sluice.store=redis", "sluice.redis.address=" + redis.address(),
+        runner.withPropertyValues(FIRST_CALL_TIMEOUT, "sluice.store=redis", "sluice.redis.address=" + redis.address(),
                 "spring.data.redis.url=redis://127.0.0.1:1").run(context -> {
             decide(context, "own-address");
             assertThat(redis.cli("EXISTS", "sluice:{own-address}:fw60000")).isEqualTo("1");
@@ -124,7 +130,7 @@ class SluiceAutoConfigurationTest {
     @Test
     void connectsThroughSentinelWhenSpringBootsRedisSettingsNameIt() {
         try (RedisServer master = RedisServer.start(); RedisServer sentinel = RedisServer.startSentinel(master, "primary")) {
-            runner.withPropertyValues("sluice.store=redis", "spring.data.redis.sentinel.master=primary",
+            runner.withPropertyValues(FIRST_CALL_TIMEOUT, "sluice.store=redis", "spring.data.redis.sentinel.master=primary",
                     "spring.data.redis.sentinel.nodes=127.0.0.1:" + sentinel.port()).run(context -> {
                 decide(context, "through-sentinel");
                 assertThat(master.cli("EXISTS", "sluice:{through-sentinel}:fw60000")).isEqualTo("1");

@@ -7,6 +7,7 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Keeps a failing store from costing every call its timeout. When {@code failureThreshold} of
@@ -14,7 +15,10 @@ import java.util.concurrent.atomic.LongAdder;
  * sent to the store, and each fails at once with {@link StoreUnavailableException}, so its
  * limiter applies its {@link FailurePolicy} without waiting. Then one call probes the store
  * (<em>half-open</em>): if it answers, the breaker closes and calls go to the store again; if
- * not, the breaker stays open for another {@code openDuration}. It counts a share of recent
+ * not, the breaker stays open for another {@code openDuration}. Only the probe decides: the
+ * outcomes of other calls, such as those sent before the breaker opened that fail or answer
+ * late, neither close nor reopen it, and those sent before it last closed do not count towards
+ * opening it again. It counts a share of recent
  * calls rather than failures in a row, so that a few failures among many answers do not open
  * it. It guards the whole store: when most calls fail, even if only because one master of a
  * cluster is failing over, calls for keys that other masters still serve take their failure
@@ -23,11 +27,16 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>A store guards each call with it:
  *
  * <pre class="code">
- * if (!breaker.tryAcquirePermission()) {
+ * StoreCircuitBreaker.Permit permit = breaker.tryAcquirePermit();
+ * if (permit == null) {
  *     throw breaker.rejection();
  * }
- * // ask the store, then report the outcome: breaker.onSuccess() or breaker.onFailure(failure)
+ * // ask the store, then report the outcome: permit.onSuccess() or permit.onFailure(failure)
  * </pre>
+ *
+ * <p>A store must not send a probe while calls sent before the breaker opened may still fail:
+ * its {@code openDuration} is at least the store's timeout. The Redis stores refuse a breaker
+ * with a shorter one, and give their default breaker the longer of 1 second and their timeout.
  *
  * <p>It logs one WARNING when it opens, naming the failure, and one INFO once the store has
  * answered again for 10 seconds, however many calls fail, and however often the breaker opens and
@@ -57,6 +66,13 @@ public final class StoreCircuitBreaker {
     private final int failureThreshold;
     private final long openMillis;
     private final InstantSource clock;
+    /**
+     * Counts the breaker's changes of state and probes: a permit of an earlier generation is of a
+     * call whose outcome no longer says anything. Written under this.
+     */
+    private volatile long generation;
+    /** The permit of every call sent while closed, or {@code null} when not closed. */
+    private volatile @Nullable Permit closedPermit = new Permit(this, 0, false);
     /** The outcomes of the latest calls, one bit each, set for a failure. */
     private final AtomicInteger recent = new AtomicInteger();
     private final LongAdder notSent = new LongAdder();
@@ -68,6 +84,50 @@ public final class StoreCircuitBreaker {
     // Guarded by this.
     private long outageStart = NEVER;
     private long probeSentAt;
+
+    /**
+     * A call the breaker let through, on which its outcome is reported, once. Calls sent while the
+     * breaker is closed share one permit; the probe has one of its own. The outcome of a call
+     * whose permit is from before the breaker's latest change (it opened, sent a probe or closed
+     * since) is not taken into account.
+     */
+    public static final class Permit {
+
+        private final StoreCircuitBreaker breaker;
+        private final long generation;
+        private final boolean probe;
+
+        private Permit(StoreCircuitBreaker breaker, long generation, boolean probe) {
+            this.breaker = breaker;
+            this.generation = generation;
+            this.probe = probe;
+        }
+
+        /** The store answered the call: the probe closes a half-open breaker. */
+        public void onSuccess() {
+            breaker.onSuccess(this);
+        }
+
+        /**
+         * The store failed the call (an error or a timeout, not a rejected request): the breaker
+         * opens at the threshold, or again when the probe failed.
+         *
+         * @param failure what the store failed with
+         */
+        public void onFailure(RuntimeException failure) {
+            breaker.onFailure(this, failure);
+        }
+
+        /**
+         * Whether this is the permit of the probe, whose outcome alone decides a half-open
+         * breaker.
+         *
+         * @return {@code true} for the probe
+         */
+        public boolean isProbe() {
+            return probe;
+        }
+    }
 
     private StoreCircuitBreaker(Builder builder) {
         this.name = builder.name;
@@ -87,56 +147,63 @@ public final class StoreCircuitBreaker {
     }
 
     /**
-     * Whether a call may be sent to the store now. A caller that gets {@code true} reports the
-     * call's outcome with {@link #onSuccess()} or {@link #onFailure(RuntimeException)}.
+     * Lets a call be sent to the store, or not. A caller given a permit reports the call's
+     * outcome on it.
      *
-     * @return {@code true} when closed, or for the one probe when the open duration is over
+     * @return a permit when closed, or the probe's when the open duration is over; {@code null}
+     *         when the call must not be sent
      */
-    public boolean tryAcquirePermission() {
-        if (state == State.CLOSED) {
-            return true;
+    public @Nullable Permit tryAcquirePermit() {
+        Permit closed = closedPermit;
+        if (closed != null) {
+            return closed;
         }
         if (state == State.OPEN && clock.millis() < openUntil) {
             notSent.increment();
-            return false;
+            return null;
         }
         synchronized (this) {
             long now = clock.millis();
             switch (state) {
                 case CLOSED -> {
-                    return true;
+                    return closedPermit;
                 }
                 case OPEN -> {
                     if (now >= openUntil) {
                         state = State.HALF_OPEN;
-                        probeSentAt = now;
-                        return true;
+                        return probe(now);
                     }
                 }
                 case HALF_OPEN -> {
                     // A probe that never reported (its store broke its own deadline) must not keep the breaker shut.
                     if (now - probeSentAt >= openMillis) {
-                        probeSentAt = now;
-                        return true;
+                        return probe(now);
                     }
                 }
             }
             notSent.increment();
-            return false;
+            return null;
         }
     }
 
-    /**
-     * The store answered a call: a half-open breaker closes. An open one stays open, whichever
-     * calls sent before it opened still answer: only the probe decides.
-     */
-    public void onSuccess() {
+    /** A new probe, whose generation outdates every earlier permit, the previous probe's included. */
+    private Permit probe(long now) {
+        probeSentAt = now;
+        generation++;
+        return new Permit(this, generation, true);
+    }
+
+    private void onSuccess(Permit permit) {
+        if (permit.generation != generation) {
+            return;
+        }
+        if (permit.probe) {
+            close(permit);
+            return;
+        }
         // A store that keeps answering writes nothing here.
         if (recent.get() != 0) {
             recent.updateAndGet(outcomes -> (outcomes << 1) & RECENT_MASK);
-        }
-        if (state == State.HALF_OPEN) {
-            close();
         }
         long closed = closedAt;
         if (closed != NEVER && clock.millis() - closed >= HEALTHY_MILLIS) {
@@ -144,27 +211,25 @@ public final class StoreCircuitBreaker {
         }
     }
 
-    /**
-     * The store failed a call (an error or a timeout, not a rejected request). The breaker opens
-     * at the threshold, or again when the probe failed.
-     *
-     * @param failure what the store failed with
-     */
-    public void onFailure(RuntimeException failure) {
-        State current = state;
-        if (current == State.HALF_OPEN || current == State.CLOSED && Integer.bitCount(recent.updateAndGet(
-                outcomes -> (outcomes << 1 | 1) & RECENT_MASK)) >= failureThreshold) {
-            open(failure);
+    private void onFailure(Permit permit, RuntimeException failure) {
+        if (permit.generation != generation) {
+            return;
+        }
+        if (permit.probe || Integer.bitCount(recent.updateAndGet(outcomes -> (outcomes << 1 | 1) & RECENT_MASK))
+                >= failureThreshold) {
+            open(permit, failure);
         }
     }
 
-    private void open(RuntimeException failure) {
+    private void open(Permit permit, RuntimeException failure) {
         String failed = StoreUnavailableException.describe(failure);
         boolean outageStarts;
         synchronized (this) {
-            if (state == State.OPEN) {
+            if (permit.generation != generation) {
                 return;
             }
+            generation++;
+            closedPermit = null;
             long now = clock.millis();
             lastFailure = failed;
             outageStarts = outageStart == NEVER;
@@ -183,10 +248,12 @@ public final class StoreCircuitBreaker {
         }
     }
 
-    private synchronized void close() {
-        if (state != State.CLOSED) {
+    private synchronized void close(Permit probe) {
+        if (probe.generation == generation) {
             recent.set(0);
             closedAt = clock.millis();
+            generation++;
+            closedPermit = new Permit(this, generation, false);
             state = State.CLOSED;
         }
     }
@@ -219,6 +286,15 @@ public final class StoreCircuitBreaker {
      */
     public State state() {
         return state;
+    }
+
+    /**
+     * How long an open breaker sends no call to the store before one probes it.
+     *
+     * @return the open duration
+     */
+    public Duration openDuration() {
+        return Duration.ofMillis(openMillis);
     }
 
     /**
@@ -288,9 +364,12 @@ public final class StoreCircuitBreaker {
         }
 
         /**
-         * How long an open breaker sends no call to the store before one probes it.
+         * How long an open breaker sends no call to the store before one probes it. A store
+         * refuses a breaker whose open duration is shorter than its timeout: a probe would then
+         * go out while calls sent before the breaker opened can still fail.
          *
-         * @param openDuration at least 1 ms; default 1 second
+         * @param openDuration at least 1 ms, and at least the timeout of the store it guards;
+         *                     default 1 second
          * @return this builder
          */
         public Builder openDuration(Duration openDuration) {

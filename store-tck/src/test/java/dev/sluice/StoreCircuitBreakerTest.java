@@ -27,21 +27,25 @@ class StoreCircuitBreakerTest {
 
     private void fail(int calls) {
         for (int i = 0; i < calls; i++) {
-            assertThat(breaker.tryAcquirePermission()).isTrue();
-            breaker.onFailure(timeout);
+            permit().onFailure(timeout);
         }
     }
 
     private void succeed(int calls) {
         for (int i = 0; i < calls; i++) {
-            assertThat(breaker.tryAcquirePermission()).isTrue();
-            breaker.onSuccess();
+            permit().onSuccess();
         }
+    }
+
+    private StoreCircuitBreaker.Permit permit() {
+        StoreCircuitBreaker.Permit permit = breaker.tryAcquirePermit();
+        assertThat(permit).as("a permit").isNotNull();
+        return permit;
     }
 
     private void refuse(int calls, long millisApart) {
         for (int i = 0; i < calls; i++) {
-            assertThat(breaker.tryAcquirePermission()).isFalse();
+            assertThat(breaker.tryAcquirePermit()).isNull();
             millis.addAndGet(millisApart);
         }
     }
@@ -52,7 +56,7 @@ class StoreCircuitBreakerTest {
         succeed(17);
         fail(1);
         assertThat(breaker.state()).isEqualTo(State.OPEN);
-        assertThat(breaker.tryAcquirePermission()).isFalse();
+        assertThat(breaker.tryAcquirePermit()).isNull();
     }
 
     @Test
@@ -69,7 +73,7 @@ class StoreCircuitBreakerTest {
         fail(3);
         millis.addAndGet(400);
 
-        assertThat(breaker.tryAcquirePermission()).isFalse();
+        assertThat(breaker.tryAcquirePermit()).isNull();
         assertThat(breaker.retryAfter()).isEqualTo(ofMillis(600));
         assertThat(breaker.rejection()).hasMessage("Rate limit store RedisStore is not asked while it fails"
                 + " (last: Redis did not answer within 100 ms)")
@@ -81,11 +85,12 @@ class StoreCircuitBreakerTest {
         fail(3);
         millis.addAndGet(1_000);
 
-        assertThat(breaker.tryAcquirePermission()).as("the probe").isTrue();
+        StoreCircuitBreaker.Permit probe = permit();
+        assertThat(probe.isProbe()).isTrue();
         assertThat(breaker.state()).isEqualTo(State.HALF_OPEN);
-        assertThat(breaker.tryAcquirePermission()).as("others, while the probe is out").isFalse();
+        assertThat(breaker.tryAcquirePermit()).as("others, while the probe is out").isNull();
 
-        breaker.onSuccess();
+        probe.onSuccess();
         assertThat(breaker.state()).isEqualTo(State.CLOSED);
         succeed(1);
         fail(2);
@@ -96,25 +101,66 @@ class StoreCircuitBreakerTest {
     void staysOpenForAnotherOpenDurationWhenTheProbeFails() {
         fail(3);
         millis.addAndGet(1_000);
-        assertThat(breaker.tryAcquirePermission()).isTrue();
-        breaker.onFailure(timeout);
+        permit().onFailure(timeout);
 
         assertThat(breaker.state()).isEqualTo(State.OPEN);
         millis.addAndGet(999);
-        assertThat(breaker.tryAcquirePermission()).isFalse();
+        assertThat(breaker.tryAcquirePermit()).isNull();
         millis.addAndGet(1);
-        assertThat(breaker.tryAcquirePermission()).isTrue();
+        assertThat(breaker.tryAcquirePermit()).isNotNull();
     }
 
     @Test
     void sendsAnotherProbeWhenOneNeverReports() {
         fail(3);
         millis.addAndGet(1_000);
-        assertThat(breaker.tryAcquirePermission()).isTrue();
+        StoreCircuitBreaker.Permit lost = permit();
         millis.addAndGet(999);
-        assertThat(breaker.tryAcquirePermission()).isFalse();
+        assertThat(breaker.tryAcquirePermit()).isNull();
         millis.addAndGet(1);
-        assertThat(breaker.tryAcquirePermission()).isTrue();
+        StoreCircuitBreaker.Permit probe = permit();
+        assertThat(probe.isProbe()).isTrue();
+
+        lost.onFailure(timeout);
+        assertThat(breaker.state()).as("the lost probe reports late: it no longer decides").isEqualTo(State.HALF_OPEN);
+        probe.onSuccess();
+        assertThat(breaker.state()).isEqualTo(State.CLOSED);
+    }
+
+    @Test
+    void aHalfOpenBreakerIsDecidedByItsProbeAloneNotByCallsSentBeforeItOpened() {
+        StoreCircuitBreaker.Permit sentBeforeOpening = permit();
+        fail(3);
+        millis.addAndGet(1_000);
+        StoreCircuitBreaker.Permit probe = permit();
+
+        sentBeforeOpening.onSuccess();
+        assertThat(breaker.state()).as("an answer to a call sent before the breaker opened").isEqualTo(State.HALF_OPEN);
+        sentBeforeOpening.onFailure(timeout);
+        assertThat(breaker.state()).as("a failure of a call sent before the breaker opened")
+                .isEqualTo(State.HALF_OPEN);
+        assertThat(breaker.tryAcquirePermit()).as("others, while the probe is out").isNull();
+
+        probe.onSuccess();
+        assertThat(breaker.state()).isEqualTo(State.CLOSED);
+    }
+
+    @Test
+    void failuresOfCallsSentBeforeTheBreakerClosedDoNotOpenItAgain() {
+        StoreCircuitBreaker.Permit[] sentBeforeOpening = {permit(), permit(), permit()};
+        fail(3);
+        millis.addAndGet(1_000);
+        permit().onSuccess();
+
+        for (StoreCircuitBreaker.Permit late : sentBeforeOpening) {
+            late.onFailure(timeout);
+        }
+        assertThat(breaker.state()).as("after three late failures of calls sent before it opened")
+                .isEqualTo(State.CLOSED);
+        fail(2);
+        assertThat(breaker.state()).isEqualTo(State.CLOSED);
+        fail(1);
+        assertThat(breaker.state()).isEqualTo(State.OPEN);
     }
 
     @Test
@@ -123,12 +169,10 @@ class StoreCircuitBreakerTest {
             fail(3);
             refuse(10, 50);
             millis.addAndGet(500);
-            assertThat(breaker.tryAcquirePermission()).as("the first probe").isTrue();
-            breaker.onFailure(timeout);
+            permit().onFailure(timeout);
             refuse(30, 10);
             millis.addAndGet(700);
-            assertThat(breaker.tryAcquirePermission()).as("the second probe").isTrue();
-            breaker.onSuccess();
+            permit().onSuccess();
             // Closed again, it opens and closes once more: the same outage.
             millis.addAndGet(3_000);
             fail(3);

@@ -90,8 +90,7 @@ public final class Bucket4jRedissonStore implements RateLimitStore {
         this.keyPrefix = builder.keyPrefix;
         this.keyHasher = builder.keyHasher;
         this.executor = builder.executor;
-        this.breaker = builder.breaker != null ? builder.breaker
-                : StoreCircuitBreaker.builder().name(Bucket4jRedissonStore.class.getSimpleName()).build();
+        this.breaker = RedisCalls.breaker(builder.breaker, builder.timeout, Bucket4jRedissonStore.class.getSimpleName());
         this.redis = new RedisCalls(builder.timeout, breaker);
         // One attempt per command, whatever the client's retry settings: a retried compare-and-swap that
         // had succeeded would fail and make Bucket4j take the tokens a second time.
@@ -409,7 +408,8 @@ public final class Bucket4jRedissonStore implements RateLimitStore {
         /**
          * The circuit breaker that stops sending calls to Redis while it keeps failing.
          *
-         * @param breaker default: opens when 16 of the last 20 calls failed, for 1 second at a time
+         * @param breaker its open duration at least the store's timeout; default: opens when 16 of the
+         *                last 20 calls failed, for the longer of 1 second and the timeout at a time
          * @return this builder
          */
         public Builder circuitBreaker(StoreCircuitBreaker breaker) {

@@ -18,6 +18,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.redisson.client.RedisTimeoutException;
 
 /**
@@ -70,11 +71,12 @@ final class RedisCalls {
      */
     <T, R> R callAndWait(Collection<?> keys, Supplier<CompletableFuture<T>> command, Consumer<T> unreceived,
                          Function<T, R> decision) {
+        StoreCircuitBreaker.Permit permit = permit();
         CompletableFuture<T> reply = dispatch(command, unreceived);
         try {
-            return answered(reply.get(timeout.toNanos(), TimeUnit.NANOSECONDS), decision, keys);
+            return answered(permit, reply.get(timeout.toNanos(), TimeUnit.NANOSECONDS), decision, keys);
         } catch (ExecutionException e) {
-            throw failed(e.getCause(), keys);
+            throw failed(permit, e.getCause(), keys);
         } catch (TimeoutException | InterruptedException e) {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
@@ -82,9 +84,9 @@ final class RedisCalls {
             // From now on an answer goes to unreceived, unless it won the race just now.
             reply.completeExceptionally(e);
             try {
-                return answered(reply.join(), decision, keys);
+                return answered(permit, reply.join(), decision, keys);
             } catch (CompletionException lost) {
-                throw failed(unwrap(lost), keys);
+                throw failed(permit, unwrap(lost), keys);
             }
         }
     }
@@ -101,25 +103,32 @@ final class RedisCalls {
      */
     <T, R> CompletableFuture<R> call(Collection<?> keys, Supplier<CompletableFuture<T>> command,
                                      Consumer<T> unreceived, Function<T, R> decision) {
-        CompletableFuture<T> reply;
+        StoreCircuitBreaker.Permit permit;
         try {
-            reply = dispatch(command, unreceived);
+            permit = permit();
         } catch (StoreUnavailableException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return reply.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS).handle((value, failure) -> {
-            if (failure != null) {
-                throw failed(unwrap(failure), keys);
-            }
-            return answered(value, decision, keys);
-        });
+        return dispatch(command, unreceived).orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
+                .handle((value, failure) -> {
+                    if (failure != null) {
+                        throw failed(permit, unwrap(failure), keys);
+                    }
+                    return answered(permit, value, decision, keys);
+                });
     }
 
-    /** Sends a command, or refuses it while the breaker is open. Its reply's first completion wins. */
-    private <T> CompletableFuture<T> dispatch(Supplier<CompletableFuture<T>> command, Consumer<T> unreceived) {
-        if (!breaker.tryAcquirePermission()) {
+    /** The breaker's permit to send a call, or its rejection while it is open. */
+    private StoreCircuitBreaker.Permit permit() {
+        StoreCircuitBreaker.Permit permit = breaker.tryAcquirePermit();
+        if (permit == null) {
             throw breaker.rejection();
         }
+        return permit;
+    }
+
+    /** Sends a command. Its reply's first completion wins. */
+    private <T> CompletableFuture<T> dispatch(Supplier<CompletableFuture<T>> command, Consumer<T> unreceived) {
         CompletableFuture<T> reply = new CompletableFuture<>();
         Runnable sending = () -> send(command).whenComplete((value, failure) -> {
             // Whichever settles the caller's stage first, the reply or the deadline, wins.
@@ -141,23 +150,25 @@ final class RedisCalls {
         return reply;
     }
 
-    private <T, R> R answered(T reply, Function<T, R> decision, Collection<?> keys) {
+    private <T, R> R answered(StoreCircuitBreaker.Permit permit, T reply, Function<T, R> decision,
+                              Collection<?> keys) {
         R decided;
         try {
             decided = decision.apply(reply);
         } catch (RuntimeException e) {
-            throw failed(e, keys);
+            throw failed(permit, e, keys);
         }
         if (!connected) {
             connected = true;
         }
-        breaker.onSuccess();
+        permit.onSuccess();
         return decided;
     }
 
-    private StoreUnavailableException failed(Throwable failure, Collection<?> keys) {
+    private StoreUnavailableException failed(StoreCircuitBreaker.Permit permit, Throwable failure,
+                                             Collection<?> keys) {
         StoreUnavailableException unavailable = unavailable(failure, keys);
-        breaker.onFailure(unavailable);
+        permit.onFailure(unavailable);
         return unavailable;
     }
 
@@ -179,6 +190,31 @@ final class RedisCalls {
             }
         }));
         return done;
+    }
+
+    /**
+     * The circuit breaker of a store: the one it was given, or its own.
+     *
+     * @param given   the breaker the store's builder was given, if any
+     * @param timeout the store's timeout
+     * @param store   the store's name, for log lines and messages
+     * @return {@code given}, or by default one that opens for the longer of 1 second and the timeout
+     * @throws IllegalArgumentException when {@code given} opens for less than the timeout: its
+     *         probe could go out while calls sent before it opened can still fail
+     */
+    static StoreCircuitBreaker breaker(@Nullable StoreCircuitBreaker given, Duration timeout, String store) {
+        if (given == null) {
+            Duration defaultOpen = StoreCircuitBreaker.builder().build().openDuration();
+            return StoreCircuitBreaker.builder().name(store)
+                    .openDuration(timeout.compareTo(defaultOpen) > 0 ? timeout : defaultOpen).build();
+        }
+        if (given.openDuration().compareTo(timeout) < 0) {
+            throw new IllegalArgumentException("The circuit breaker's openDuration (" + given.openDuration().toMillis()
+                    + " ms) is shorter than the " + store + " timeout (" + timeout.toMillis() + " ms): its probe"
+                    + " could be sent while calls sent before it opened can still fail. Give the breaker an"
+                    + " openDuration of at least " + timeout.toMillis() + " ms.");
+        }
+        return given;
     }
 
     /**

@@ -122,8 +122,7 @@ public final class RedissonRateLimitStore implements CountSyncStore {
         this.keyHasher = builder.keyHasher;
         this.clock = builder.clock;
         this.executor = builder.executor;
-        this.breaker = builder.breaker != null ? builder.breaker
-                : StoreCircuitBreaker.builder().name(RedissonRateLimitStore.class.getSimpleName()).build();
+        this.breaker = RedisCalls.breaker(builder.breaker, builder.timeout, RedissonRateLimitStore.class.getSimpleName());
         this.redis = new RedisCalls(builder.timeout, breaker);
         this.timeoutMillis = builder.timeout.toMillis();
     }
@@ -537,7 +536,8 @@ public final class RedissonRateLimitStore implements CountSyncStore {
         /**
          * The circuit breaker that stops sending calls to Redis while it keeps failing.
          *
-         * @param breaker default: opens when 16 of the last 20 calls failed, for 1 second at a time
+         * @param breaker its open duration at least the store's timeout; default: opens when 16 of the
+         *                last 20 calls failed, for the longer of 1 second and the timeout at a time
          * @return this builder
          */
         public Builder circuitBreaker(StoreCircuitBreaker breaker) {

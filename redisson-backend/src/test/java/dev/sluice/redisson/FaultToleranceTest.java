@@ -21,6 +21,8 @@ import dev.sluice.redisson.testing.RedisClients;
 import dev.sluice.redisson.testing.RedisCluster;
 import dev.sluice.redisson.testing.RedisServer;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -85,6 +87,21 @@ class FaultToleranceTest {
         assertThat(outage.recovery()).as("first decision by Redis after its restart").isLessThan(ofSeconds(2));
     }
 
+    @Test
+    void onceRedisAnswersAfterARestartNoCallerIsRefusedMoreThanASecondLater() {
+        // The breaker times its open duration on this clock, and the calls are timed on it too.
+        InstantSource clock = () -> Instant.ofEpochMilli(TimeUnit.NANOSECONDS.toMillis(Load.now()));
+        Outage outage = underLoad(FailurePolicy.FAIL_CLOSED, FaultToleranceTest::synchronous, RedisServer::kill,
+                RedisServer::restart, client -> RedissonRateLimitStore.builder(client)
+                        .circuitBreaker(StoreCircuitBreaker.builder().clock(clock).build()).build());
+        outage.report("kill -9, FAIL_CLOSED, refusals after the first answer");
+        Duration refusedAfterAnswer = outage.lastRefusalAfterFirstAnswer();
+        System.out.printf("FAULT kill -9, FAIL_CLOSED: last refusal %d ms after Redis first answered%n",
+                refusedAfterAnswer.toMillis());
+        assertThat(refusedAfterAnswer).as("from Redis's first answer after its restart to the last call refused")
+                .isLessThan(ofSeconds(1));
+    }
+
     /** How a load thread calls a limiter for one key, saying who decided. */
     @FunctionalInterface
     private interface Caller {
@@ -98,10 +115,15 @@ class FaultToleranceTest {
      */
     private static Outage underLoad(FailurePolicy policy, Caller caller, Consumer<RedisServer> breakIt,
                                     Consumer<RedisServer> repairIt) {
+        return underLoad(policy, caller, breakIt, repairIt, client -> RedissonRateLimitStore.builder(client).build());
+    }
+
+    private static Outage underLoad(FailurePolicy policy, Caller caller, Consumer<RedisServer> breakIt,
+                                    Consumer<RedisServer> repairIt, Function<RedissonClient, RateLimitStore> storeOf) {
         try (RedisServer server = RedisServer.start()) {
             RedissonClient client = RedisClients.connect(server);
             try {
-                Watched store = new Watched(RedissonRateLimitStore.builder(client).build());
+                Watched store = new Watched(storeOf.apply(client));
                 RateLimiter limiter = limiter(store, policy, GENEROUS);
                 try (Load load = Load.start(THREADS, thread -> caller.of(limiter, store, "k" + thread))) {
                     Load.runFor(ofSeconds(1));
@@ -281,6 +303,16 @@ class FaultToleranceTest {
             this.back = back;
             this.recovery = load.firstAfter(back, affected.and(call -> call.outcome() == Outcome.DECIDED));
             this.during = load.startedBetween(start, back + recovery.toNanos());
+        }
+
+        /**
+         * From the end of the first call Redis decided after it was back to the end of the last
+         * call refused after that; zero when none was.
+         */
+        Duration lastRefusalAfterFirstAnswer() {
+            long firstAnswer = back + recovery.toNanos();
+            return Duration.ofNanos(load.calls().stream().filter(call -> call.failure() != null)
+                    .mapToLong(Call::end).filter(end -> end > firstAnswer).map(end -> end - firstAnswer).max().orElse(0));
         }
 
         long answeredByPolicy() {

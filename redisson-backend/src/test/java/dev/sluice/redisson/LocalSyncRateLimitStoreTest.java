@@ -72,7 +72,8 @@ class LocalSyncRateLimitStoreTest {
         clients.add(client);
         LocalSyncRateLimitStore store = LocalSyncRateLimitStore.builder(RedissonRateLimitStore.builder(client)
                         .clock(clock).timeout(timeout)
-                        .circuitBreaker(StoreCircuitBreaker.builder().clock(clock).build())
+                        .circuitBreaker(StoreCircuitBreaker.builder().clock(clock)
+                                .openDuration(timeout.compareTo(INTERVAL) > 0 ? timeout : INTERVAL).build())
                         .build())
                 .clock(clock)
                 .interval(INTERVAL)

@@ -85,9 +85,10 @@ class RedisResetTest {
 
     @Test
     void aResetGoesThroughTheStoresCircuitBreaker() {
-        StoreCircuitBreaker breaker = StoreCircuitBreaker.builder().failureThreshold(1).build();
+        StoreCircuitBreaker breaker = StoreCircuitBreaker.builder().failureThreshold(1)
+                .openDuration(RedisClients.PATIENT).build();
         RedissonRateLimitStore store = store().circuitBreaker(breaker).build();
-        breaker.onFailure(new StoreUnavailableException("an earlier failure", ofMinutes(1)));
+        breaker.tryAcquirePermit().onFailure(new StoreUnavailableException("an earlier failure", ofMinutes(1)));
         server.cli("CONFIG", "RESETSTAT");
 
         assertThatThrownBy(() -> store.reset("otp:+447700900123", ALL_ALGORITHMS))

@@ -221,6 +221,21 @@ class RedissonRateLimitStoreOutageTest {
     }
 
     @Test
+    void aBreakerThatWouldProbeBeforeTheStoresTimeoutIsRefusedAndTheDefaultOneOpensForTheTimeout() {
+        StoreCircuitBreaker shortBreaker = StoreCircuitBreaker.builder().openDuration(ofSeconds(1)).build();
+        assertThatThrownBy(() -> RedissonRateLimitStore.builder(client).timeout(ofSeconds(2))
+                .circuitBreaker(shortBreaker).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("The circuit breaker's openDuration (1000 ms) is shorter than the"
+                        + " RedissonRateLimitStore timeout (2000 ms)");
+
+        assertThat(RedissonRateLimitStore.builder(client).timeout(ofSeconds(2)).build().circuitBreaker())
+                .hasValueSatisfying(breaker -> assertThat(breaker.openDuration()).isEqualTo(ofSeconds(2)));
+        assertThat(RedissonRateLimitStore.builder(client).build().circuitBreaker())
+                .hasValueSatisfying(breaker -> assertThat(breaker.openDuration()).isEqualTo(ofSeconds(1)));
+    }
+
+    @Test
     void anOpenBreakerAnswersAtOnceWithoutAskingRedisThenOneProbeClosesIt() {
         MutableClock breakerClock = new MutableClock(Instant.parse("2200-01-01T00:00:00Z"));
         StoreCircuitBreaker breaker = StoreCircuitBreaker.builder().failureThreshold(3).clock(breakerClock).build();

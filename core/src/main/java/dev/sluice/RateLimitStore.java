@@ -43,7 +43,10 @@ public interface RateLimitStore {
      * @throws IllegalArgumentException when the request is malformed (see {@link #check})
      * @throws UnsupportedOperationException when a tier is not {@linkplain #supports supported}
      * @throws StoreUnavailableException when the store cannot decide (unreachable, too slow, its
-     *         circuit breaker open); any other exception is taken for such a failure too
+     *         circuit breaker open); any other exception is taken for such a failure too, except
+     *         programming errors ({@code NullPointerException}, {@code IllegalStateException},
+     *         {@code ClassCastException} and the two above), which reach the caller, unless the
+     *         breaker or limiter is set otherwise ({@link StoreCircuitBreaker.Builder#recordExceptions})
      */
     Decision tryAcquire(String key, List<Tier> tiers, long cost);
 

@@ -17,6 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -52,7 +53,12 @@ import org.jspecify.annotations.Nullable;
  * <p>When the store cannot decide a call (unreachable, too slow, its circuit breaker open), the
  * limiter's {@link FailurePolicy} answers it at once: admitted unchecked, refused with
  * {@link StoreUnavailableException}, or decided in this JVM (the default). The limiter logs the
- * first such call, then at most one line every 10 seconds while the store keeps failing.
+ * first such call, then at most one line every 10 seconds while the store keeps failing. Which
+ * exceptions of the store are such failures (outages) is set as for a circuit breaker
+ * ({@link Builder#recordExceptions}, {@link Builder#ignoreExceptions}), by default as the store's
+ * breaker says: every exception but programming errors ({@code NullPointerException},
+ * {@code IllegalArgumentException}, {@code IllegalStateException},
+ * {@code UnsupportedOperationException}, {@code ClassCastException}), which reach the caller.
  */
 public final class RateLimiter {
 
@@ -71,6 +77,8 @@ public final class RateLimiter {
     private final Sleeper sleeper;
     private final WaitLines waitLines = new WaitLines();
     private final FailurePolicy onStoreFailure;
+    /** Which exceptions of the store are outages, which take the failure policy. */
+    private final Predicate<Throwable> isOutage;
     private final StoreFailureLog failureLog;
     private volatile @Nullable RateLimitStore fallbackStore;
     private final RateLimitListener[] listeners;
@@ -97,6 +105,10 @@ public final class RateLimiter {
         this.clock = builder.clock;
         this.sleeper = builder.sleeper;
         this.onStoreFailure = builder.onStoreFailure;
+        StoreFailureFilter failures = builder.failures;
+        this.isOutage = failures != null ? failures::isOutage
+                : store.circuitBreaker().<Predicate<Throwable>>map(breaker -> breaker::isOutage)
+                        .orElse(StoreFailureFilter.DEFAULT::isOutage);
         this.listeners = builder.listeners.toArray(new RateLimitListener[0]);
         List<ForwardingRateLimitStore.DecisionObserver> observers = new ArrayList<>();
         this.inMemoryStore = inMemoryBeneath(store, observers);
@@ -231,7 +243,7 @@ public final class RateLimiter {
                 observer.decided(deciding);
             }
         } catch (RuntimeException e) {
-            if (!isStoreFailure(e)) {
+            if (!isOutage.test(e)) {
                 throw e;
             }
             return whenStoreFailed(e, storeKey(key), cost, tiers.list);
@@ -279,12 +291,6 @@ public final class RateLimiter {
             }
         }
         return local;
-    }
-
-    /** Whether a store's exception is a failure of the store, rather than a malformed request. */
-    private static boolean isStoreFailure(Throwable failure) {
-        return failure instanceof Exception && !(failure instanceof IllegalArgumentException)
-                && !(failure instanceof UnsupportedOperationException);
     }
 
     /**
@@ -559,7 +565,7 @@ public final class RateLimiter {
                 observer.decided(deciding);
             }
         } catch (RuntimeException e) {
-            if (!isStoreFailure(e)) {
+            if (!isOutage.test(e)) {
                 throw e;
             }
             return Reservation.now(whenStoreFailed(e, storeKey(key), cost, tiers.list));
@@ -578,7 +584,7 @@ public final class RateLimiter {
         return reserved.exceptionally(failure -> {
             Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                     ? failure.getCause() : failure;
-            if (!isStoreFailure(cause)) {
+            if (!isOutage.test(cause)) {
                 throw failure instanceof CompletionException completion ? completion : new CompletionException(cause);
             }
             RuntimeException storeFailure = cause instanceof RuntimeException runtime ? runtime
@@ -874,6 +880,7 @@ public final class RateLimiter {
         private InstantSource clock = MonotonicClock.system();
         private Sleeper sleeper = Sleeper.system();
         private FailurePolicy onStoreFailure = FailurePolicy.LOCAL_FALLBACK;
+        private @Nullable StoreFailureFilter failures;
         private @Nullable RateLimitStore fallbackStore;
         private final List<RateLimitListener> listeners = new ArrayList<>();
         private @Nullable RateLimiterRegistry registry;
@@ -1066,6 +1073,71 @@ public final class RateLimiter {
         public Builder onStoreFailure(FailurePolicy onStoreFailure) {
             this.onStoreFailure = Objects.requireNonNull(onStoreFailure, "onStoreFailure");
             return this;
+        }
+
+        /**
+         * The exceptions of the store that are outages, and take the failure policy, unless
+         * ignored; the others reach the caller. Set on the limiter, these four settings replace
+         * what the store's circuit breaker says (see {@link StoreCircuitBreaker.Builder#recordExceptions}).
+         *
+         * @param classes the exceptions that are outages, with those inheriting from them;
+         *                default every {@link Exception}
+         * @return this builder
+         */
+        @SafeVarargs
+        public final Builder recordExceptions(Class<? extends Throwable>... classes) {
+            this.failures = failures().recordExceptions(classes);
+            return this;
+        }
+
+        /**
+         * Which exceptions of the store are outages, besides {@link #recordExceptions} (either one
+         * is enough), unless ignored.
+         *
+         * @param predicate true for an outage
+         * @return this builder
+         */
+        public Builder recordException(Predicate<Throwable> predicate) {
+            this.failures = failures().recordException(predicate);
+            return this;
+        }
+
+        /**
+         * The exceptions of the store that are never outages: they reach the caller.
+         * {@link StoreUnavailableException} is always an outage.
+         *
+         * @param classes the exceptions, with those inheriting from them; default the programming
+         *                errors ({@code NullPointerException}, {@code IllegalArgumentException},
+         *                {@code IllegalStateException}, {@code UnsupportedOperationException},
+         *                {@code ClassCastException}), which the classes given replace
+         * @return this builder
+         */
+        @SafeVarargs
+        public final Builder ignoreExceptions(Class<? extends Throwable>... classes) {
+            this.failures = failures().ignoreExceptions(classes);
+            return this;
+        }
+
+        /**
+         * Which exceptions of the store are never outages, besides {@link #ignoreExceptions}
+         * (either one is enough).
+         *
+         * @param predicate true for an exception that reaches the caller
+         * @return this builder
+         */
+        public Builder ignoreException(Predicate<Throwable> predicate) {
+            this.failures = failures().ignoreException(predicate);
+            return this;
+        }
+
+        /** Which exceptions are outages, as a registry sets it for its limiters. */
+        Builder failures(@Nullable StoreFailureFilter failures) {
+            this.failures = failures;
+            return this;
+        }
+
+        private StoreFailureFilter failures() {
+            return failures != null ? failures : StoreFailureFilter.DEFAULT;
         }
 
         /**

@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -40,6 +41,7 @@ public final class RateLimiterRegistry {
     private final InstantSource clock;
     private final Sleeper sleeper;
     private final FailurePolicy onStoreFailure;
+    private final @Nullable StoreFailureFilter failures;
     private final RateLimitStore fallbackStore;
     private final List<RateLimitListener> listeners;
     private final Map<String, Registered> limiters = new ConcurrentSkipListMap<>();
@@ -50,6 +52,7 @@ public final class RateLimiterRegistry {
         this.limiterStores = builder.limiterStores;
         this.sleeper = builder.sleeper;
         this.onStoreFailure = builder.onStoreFailure;
+        this.failures = builder.failures;
         this.fallbackStore = builder.fallbackStore != null ? builder.fallbackStore
                 : InMemoryRateLimitStore.builder().clock(clock).build();
         this.listeners = List.copyOf(builder.listeners);
@@ -124,7 +127,8 @@ public final class RateLimiterRegistry {
 
     private RateLimiter.Builder preset(RateLimiter.Builder builder) {
         // The store depends on the limiter's name: see storeOf.
-        builder.clock(clock).sleeper(sleeper).onStoreFailure(onStoreFailure).fallbackStore(fallbackStore);
+        builder.clock(clock).sleeper(sleeper).onStoreFailure(onStoreFailure).failures(failures)
+                .fallbackStore(fallbackStore);
         listeners.forEach(builder::listener);
         return builder;
     }
@@ -207,6 +211,7 @@ public final class RateLimiterRegistry {
         private InstantSource clock = MonotonicClock.system();
         private Sleeper sleeper = Sleeper.system();
         private FailurePolicy onStoreFailure = FailurePolicy.LOCAL_FALLBACK;
+        private @Nullable StoreFailureFilter failures;
         private @Nullable RateLimitStore fallbackStore;
         private final List<RateLimitListener> listeners = new ArrayList<>();
 
@@ -280,6 +285,60 @@ public final class RateLimiterRegistry {
         public Builder onStoreFailure(FailurePolicy onStoreFailure) {
             this.onStoreFailure = Objects.requireNonNull(onStoreFailure, "onStoreFailure");
             return this;
+        }
+
+        /**
+         * The exceptions of the store that are outages for every limiter built here, as
+         * {@link RateLimiter.Builder#recordExceptions}.
+         *
+         * @param classes the exceptions that are outages; default every {@link Exception}
+         * @return this builder
+         */
+        @SafeVarargs
+        public final Builder recordExceptions(Class<? extends Throwable>... classes) {
+            this.failures = failures().recordExceptions(classes);
+            return this;
+        }
+
+        /**
+         * Which exceptions of the store are outages for every limiter built here, as
+         * {@link RateLimiter.Builder#recordException}.
+         *
+         * @param predicate true for an outage
+         * @return this builder
+         */
+        public Builder recordException(Predicate<Throwable> predicate) {
+            this.failures = failures().recordException(predicate);
+            return this;
+        }
+
+        /**
+         * The exceptions of the store that are never outages for the limiters built here, as
+         * {@link RateLimiter.Builder#ignoreExceptions}.
+         *
+         * @param classes the exceptions; default the programming errors, which they replace
+         * @return this builder
+         */
+        @SafeVarargs
+        public final Builder ignoreExceptions(Class<? extends Throwable>... classes) {
+            this.failures = failures().ignoreExceptions(classes);
+            return this;
+        }
+
+        /**
+         * Which exceptions of the store are never outages for the limiters built here, as
+         * {@link RateLimiter.Builder#ignoreException}.
+         *
+         * @param predicate true for an exception that reaches the caller
+         * @return this builder
+         */
+        public Builder ignoreException(Predicate<Throwable> predicate) {
+            this.failures = failures().ignoreException(predicate);
+            return this;
+        }
+
+        private StoreFailureFilter failures() {
+            return failures != null ? failures : StoreFailureFilter.DEFAULT;
         }
 
         /**

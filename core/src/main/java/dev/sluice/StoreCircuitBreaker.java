@@ -7,6 +7,7 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -54,6 +55,9 @@ public final class StoreCircuitBreaker {
         HALF_OPEN
     }
 
+    /** How long a breaker stays open unless told otherwise: 1 second. */
+    public static final Duration DEFAULT_OPEN_DURATION = Duration.ofSeconds(1);
+
     /** How many of the latest calls the failure threshold counts in. */
     static final int RECENT_CALLS = 20;
 
@@ -66,6 +70,7 @@ public final class StoreCircuitBreaker {
     private final int failureThreshold;
     private final long openMillis;
     private final InstantSource clock;
+    private final StoreFailureFilter failures;
     /**
      * Counts the breaker's changes of state and probes: a permit of an earlier generation is of a
      * call whose outcome no longer says anything. Written under this.
@@ -109,13 +114,21 @@ public final class StoreCircuitBreaker {
         }
 
         /**
-         * The store failed the call (an error or a timeout, not a rejected request): the breaker
-         * opens at the threshold, or again when the probe failed.
+         * The store failed the call: when the failure is an {@linkplain #isOutage outage} (an
+         * error or a timeout, not a rejected request), the breaker opens at the threshold, or
+         * again when the probe failed. Any other failure is taken as an answer of the store,
+         * unless it is ignored: then it counts for nothing, and a probe's place goes to the next call.
          *
          * @param failure what the store failed with
          */
-        public void onFailure(RuntimeException failure) {
-            breaker.onFailure(this, failure);
+        public void onFailure(Throwable failure) {
+            if (breaker.failures.isOutage(failure)) {
+                breaker.onFailure(this, failure);
+            } else if (!breaker.failures.ignores(failure)) {
+                breaker.onSuccess(this);
+            } else if (probe) {
+                breaker.releaseProbe(this);
+            }
         }
 
         /**
@@ -134,6 +147,7 @@ public final class StoreCircuitBreaker {
         this.failureThreshold = builder.failureThreshold;
         this.openMillis = builder.openDuration.toMillis();
         this.clock = builder.clock;
+        this.failures = builder.failures;
     }
 
     /**
@@ -211,7 +225,14 @@ public final class StoreCircuitBreaker {
         }
     }
 
-    private void onFailure(Permit permit, RuntimeException failure) {
+    /** A probe that says nothing about the store: the next call probes instead. */
+    private synchronized void releaseProbe(Permit probe) {
+        if (probe.generation == generation) {
+            probeSentAt = clock.millis() - openMillis;
+        }
+    }
+
+    private void onFailure(Permit permit, Throwable failure) {
         if (permit.generation != generation) {
             return;
         }
@@ -221,7 +242,7 @@ public final class StoreCircuitBreaker {
         }
     }
 
-    private void open(Permit permit, RuntimeException failure) {
+    private void open(Permit permit, Throwable failure) {
         String failed = StoreUnavailableException.describe(failure);
         boolean outageStarts;
         synchronized (this) {
@@ -289,6 +310,19 @@ public final class StoreCircuitBreaker {
     }
 
     /**
+     * Whether an exception of the store counts as an outage: one it records and does not ignore,
+     * as its builder's {@code recordExceptions}, {@code recordException}, {@code ignoreExceptions}
+     * and {@code ignoreException} say. A limiter on the store takes its failure policy for
+     * outages, and lets other exceptions through to its caller, unless it is told otherwise.
+     *
+     * @param failure what the store threw
+     * @return {@code true} for an outage
+     */
+    public boolean isOutage(Throwable failure) {
+        return failures.isOutage(failure);
+    }
+
+    /**
      * How long an open breaker sends no call to the store before one probes it.
      *
      * @return the open duration
@@ -331,8 +365,9 @@ public final class StoreCircuitBreaker {
 
         private String name = "";
         private int failureThreshold = 16;
-        private Duration openDuration = Duration.ofSeconds(1);
+        private Duration openDuration = DEFAULT_OPEN_DURATION;
         private InstantSource clock = InstantSource.system();
+        private StoreFailureFilter failures = StoreFailureFilter.DEFAULT;
 
         private Builder() {
         }
@@ -389,6 +424,60 @@ public final class StoreCircuitBreaker {
          */
         public Builder clock(InstantSource clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * The exceptions of the store that are outages, and count as failures: an exception
+         * that is, or inherits from, one of them, unless it is ignored. The others are taken as
+         * answers of the store. As Resilience4j's {@code CircuitBreakerConfig.Builder}.
+         *
+         * @param classes the exceptions that are outages; default every {@link Exception}
+         * @return this builder
+         */
+        @SafeVarargs
+        public final Builder recordExceptions(Class<? extends Throwable>... classes) {
+            this.failures = failures.recordExceptions(classes);
+            return this;
+        }
+
+        /**
+         * Which exceptions of the store are outages, besides {@link #recordExceptions} (either
+         * one is enough), unless they are ignored.
+         *
+         * @param predicate true for an outage
+         * @return this builder
+         */
+        public Builder recordException(Predicate<Throwable> predicate) {
+            this.failures = failures.recordException(predicate);
+            return this;
+        }
+
+        /**
+         * The exceptions of the store that are neither outages nor answers, even when recorded:
+         * they count for nothing, and a limiter lets them through to its caller.
+         *
+         * @param classes the exceptions, with those inheriting from them; default the programming
+         *                errors {@link NullPointerException}, {@link IllegalArgumentException},
+         *                {@link IllegalStateException}, {@link UnsupportedOperationException} and
+         *                {@link ClassCastException}, which the classes given replace
+         * @return this builder
+         */
+        @SafeVarargs
+        public final Builder ignoreExceptions(Class<? extends Throwable>... classes) {
+            this.failures = failures.ignoreExceptions(classes);
+            return this;
+        }
+
+        /**
+         * Which exceptions of the store are ignored, besides {@link #ignoreExceptions} (either one
+         * is enough). A {@link StoreUnavailableException} is never ignored.
+         *
+         * @param predicate true for an exception to ignore
+         * @return this builder
+         */
+        public Builder ignoreException(Predicate<Throwable> predicate) {
+            this.failures = failures.ignoreException(predicate);
             return this;
         }
 

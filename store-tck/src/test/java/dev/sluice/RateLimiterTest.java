@@ -12,6 +12,8 @@ import dev.sluice.annotation.FailurePolicy;
 import dev.sluice.annotation.OnLimit;
 import dev.sluice.tck.ClockAdvancingSleeper;
 import dev.sluice.tck.MutableClock;
+import java.io.UncheckedIOException;
+import java.net.ConnectException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -228,12 +230,12 @@ class RateLimiterTest {
             @Override
             public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
                 RateLimitStore.check(this, key, tiers, cost);
-                throw new IllegalStateException("connection refused");
+                throw new UncheckedIOException("connection refused", new ConnectException());
             }
 
             @Override
             public CompletionStage<Decision> tryAcquireAsync(String key, List<Tier> tiers, long cost) {
-                return CompletableFuture.failedFuture(new IllegalStateException("connection refused"));
+                return CompletableFuture.failedFuture(new UncheckedIOException("connection refused", new ConnectException()));
             }
         };
 
@@ -253,7 +255,7 @@ class RateLimiterTest {
                         assertThat(e.retryAfter()).isPositive();
                         assertThat(e.getCause()).hasMessage("connection refused");
                     })
-                    .hasMessage("Rate limiter 'guarded' could not decide: IllegalStateException: connection refused")
+                    .hasMessage("Rate limiter 'guarded' could not decide: UncheckedIOException: connection refused")
                     .hasMessageNotContaining("+447700900123");
             assertThatThrownBy(() -> closed.tryAcquire("k")).isInstanceOf(StoreUnavailableException.class);
             assertThatThrownBy(() -> closed.acquireAsync("k").toCompletableFuture().join())
@@ -326,7 +328,7 @@ class RateLimiterTest {
                     .store(new RateLimitStore() {
                         @Override
                         public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
-                            throw new IllegalStateException("no answer for " + key,
+                            throw new UncheckedIOException("no answer for " + key,
                                     new java.io.IOException("reset while sending " + key));
                         }
 
@@ -339,7 +341,7 @@ class RateLimiterTest {
 
             List<LogRecord> lines = captureLog(() -> {
                 assertThatThrownBy(() -> closed.acquire("+447700900123"))
-                        .hasMessage("Rate limiter 'otp' could not decide: IllegalStateException: no answer for <key>")
+                        .hasMessage("Rate limiter 'otp' could not decide: UncheckedIOException: no answer for <key>")
                         .satisfies(RateLimiterTest::namesNoKey);
                 assertThatThrownBy(() -> closed.acquireAsync("+447700900123").toCompletableFuture().join())
                         .satisfies(RateLimiterTest::namesNoKey).cause()
@@ -387,7 +389,7 @@ class RateLimiterTest {
                 assertThat(line.getLevel()).isEqualTo(Level.WARNING);
                 assertThat(line.getThrown()).isNull();
                 assertThat(line.getMessage()).doesNotContain("+447700900123").contains("'guarded'", "FAIL_OPEN",
-                        "admitted unchecked", "IllegalStateException: connection refused");
+                        "admitted unchecked", "UncheckedIOException: connection refused");
             });
             assertThat(lines.get(0).getMessage()).contains("could not decide 1 call,");
             assertThat(lines.get(1).getMessage()).contains("could not decide 1001 calls in the last 10 s");
@@ -495,12 +497,12 @@ class RateLimiterTest {
                     .store(new RateLimitStore() {
                         @Override
                         public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
-                            throw new IllegalStateException("down");
+                            throw new UncheckedIOException("down", new ConnectException());
                         }
 
                         @Override
                         public CompletionStage<Decision> tryAcquireAsync(String key, List<Tier> tiers, long cost) {
-                            return CompletableFuture.failedFuture(new IllegalStateException("down"));
+                            return CompletableFuture.failedFuture(new UncheckedIOException("down", new ConnectException()));
                         }
                     })
                     .build();

@@ -26,7 +26,8 @@ import org.redisson.client.RedisTimeoutException;
  * store's circuit breaker, within its timeout whatever the client's own settings, and, until
  * the client has answered once, from a thread of its own, because a lazily initialised Redisson
  * client connects on the thread of its first command, for as long as connecting takes. Every
- * failure becomes a {@link StoreUnavailableException} that names no key. A reply that comes
+ * failure the breaker takes for an outage becomes a {@link StoreUnavailableException} that names
+ * no key; other exceptions (by default programming errors) reach the caller as they are. A reply that comes
  * after its caller gave up, within {@link #LATE_REPLIES}, is handed to the store, to take back
  * what it counted.
  */
@@ -165,11 +166,19 @@ final class RedisCalls {
         return decided;
     }
 
-    private StoreUnavailableException failed(StoreCircuitBreaker.Permit permit, Throwable failure,
-                                             Collection<?> keys) {
-        StoreUnavailableException unavailable = unavailable(failure, keys);
-        permit.onFailure(unavailable);
-        return unavailable;
+    /**
+     * What a failed call throws: an outage, as the breaker tells them (the store's own deadline
+     * always is one), becomes a {@link StoreUnavailableException} naming no key; any other
+     * exception reaches the caller as it is.
+     */
+    private RuntimeException failed(StoreCircuitBreaker.Permit permit, Throwable failure, Collection<?> keys) {
+        if (failure instanceof TimeoutException || breaker.isOutage(failure)) {
+            StoreUnavailableException unavailable = unavailable(failure, keys);
+            permit.onFailure(unavailable);
+            return unavailable;
+        }
+        permit.onFailure(failure);
+        return failure instanceof RuntimeException runtime ? runtime : new CompletionException(failure);
     }
 
     /**
@@ -204,9 +213,7 @@ final class RedisCalls {
      */
     static StoreCircuitBreaker breaker(@Nullable StoreCircuitBreaker given, Duration timeout, String store) {
         if (given == null) {
-            Duration defaultOpen = StoreCircuitBreaker.builder().build().openDuration();
-            return StoreCircuitBreaker.builder().name(store)
-                    .openDuration(timeout.compareTo(defaultOpen) > 0 ? timeout : defaultOpen).build();
+            return StoreCircuitBreaker.builder().name(store).openDuration(openDurationFor(timeout)).build();
         }
         if (given.openDuration().compareTo(timeout) < 0) {
             throw new IllegalArgumentException("The circuit breaker's openDuration (" + given.openDuration().toMillis()
@@ -215,6 +222,17 @@ final class RedisCalls {
                     + " openDuration of at least " + timeout.toMillis() + " ms.");
         }
         return given;
+    }
+
+    /**
+     * The open duration of a breaker for a store with this timeout, unless told otherwise.
+     *
+     * @param timeout the store's timeout
+     * @return the longer of {@link StoreCircuitBreaker#DEFAULT_OPEN_DURATION} and the timeout
+     */
+    static Duration openDurationFor(Duration timeout) {
+        return timeout.compareTo(StoreCircuitBreaker.DEFAULT_OPEN_DURATION) > 0 ? timeout
+                : StoreCircuitBreaker.DEFAULT_OPEN_DURATION;
     }
 
     /**

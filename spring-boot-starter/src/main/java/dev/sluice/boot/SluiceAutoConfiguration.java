@@ -3,12 +3,15 @@ package dev.sluice.boot;
 import dev.sluice.CountSyncStore;
 import dev.sluice.InMemoryRateLimitStore;
 import dev.sluice.RateLimitStore;
+import dev.sluice.StoreCircuitBreaker;
 import dev.sluice.config.EnableRateLimiting;
 import dev.sluice.RateLimiterRegistry;
 import dev.sluice.config.MethodRateLimiterCustomizer;
 import dev.sluice.config.RateLimiterRegistryCustomizer;
 import dev.sluice.redisson.RedissonRateLimitStore;
+import java.time.Duration;
 import java.time.InstantSource;
+import java.util.List;
 import java.util.Locale;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
@@ -58,7 +61,8 @@ public class SluiceAutoConfiguration {
 
     /**
      * Applies {@code sluice.failure-policy} (deciding in a store like the in-memory one under
-     * {@code local-fallback}) to every limiter of the registry, and counts their calls.
+     * {@code local-fallback}) and {@code sluice.circuit-breaker.*-exceptions} to every limiter of
+     * the registry, and counts their calls.
      *
      * @param properties the settings
      * @param statistics counts calls per limiter
@@ -68,9 +72,23 @@ public class SluiceAutoConfiguration {
     @Bean
     RateLimiterRegistryCustomizer sluiceRegistryCustomizer(SluiceProperties properties, RateLimitStatistics statistics,
                                                            ObjectProvider<InstantSource> clock) {
-        return registry -> registry.onStoreFailure(properties.getFailurePolicy())
-                .fallbackStore(inMemoryStore(properties, clock))
-                .listener(statistics);
+        SluiceProperties.CircuitBreaker outages = properties.getCircuitBreaker();
+        return registry -> {
+            registry.onStoreFailure(properties.getFailurePolicy())
+                    .fallbackStore(inMemoryStore(properties, clock))
+                    .listener(statistics);
+            if (outages.getRecordExceptions() != null) {
+                registry.recordExceptions(classes(outages.getRecordExceptions()));
+            }
+            if (outages.getIgnoreExceptions() != null) {
+                registry.ignoreExceptions(classes(outages.getIgnoreExceptions()));
+            }
+        };
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Class<? extends Throwable>[] classes(List<Class<? extends Throwable>> classes) {
+        return classes.toArray(Class[]::new);
     }
 
     /**
@@ -163,6 +181,23 @@ public class SluiceAutoConfiguration {
             String keyHashSecret = properties.getRedis().getKeyHashSecret();
             if (keyHashSecret != null) {
                 store.keyHashSecret(keyHashSecret);
+            }
+            SluiceProperties.CircuitBreaker outages = properties.getCircuitBreaker();
+            if (outages.getRecordExceptions() != null || outages.getIgnoreExceptions() != null) {
+                // The store's own breaker, with the outages configured.
+                Duration timeout = RedisConnection.timeout(properties.getRedis(), environment, ownClient)
+                        .orElse(Duration.ZERO);
+                StoreCircuitBreaker.Builder breaker = StoreCircuitBreaker.builder()
+                        .name(RedissonRateLimitStore.class.getSimpleName())
+                        .openDuration(timeout.compareTo(StoreCircuitBreaker.DEFAULT_OPEN_DURATION) > 0 ? timeout
+                                : StoreCircuitBreaker.DEFAULT_OPEN_DURATION);
+                if (outages.getRecordExceptions() != null) {
+                    breaker.recordExceptions(classes(outages.getRecordExceptions()));
+                }
+                if (outages.getIgnoreExceptions() != null) {
+                    breaker.ignoreExceptions(classes(outages.getIgnoreExceptions()));
+                }
+                store.circuitBreaker(breaker.build());
             }
             RedissonRateLimitStore built = store.build();
             built.warmUp();

@@ -67,6 +67,8 @@ public class SluiceProperties {
 
     private final Aspect aspect = new Aspect();
 
+    private final CircuitBreaker circuitBreaker = new CircuitBreaker();
+
     /**
      * Whether @RateLimited methods are limited at all.
      *
@@ -191,6 +193,15 @@ public class SluiceProperties {
      */
     public Aspect getAspect() {
         return aspect;
+    }
+
+    /**
+     * Which exceptions of the store are outages, for its circuit breaker and the failure policy.
+     *
+     * @return the settings
+     */
+    public CircuitBreaker getCircuitBreaker() {
+        return circuitBreaker;
     }
 
     /** Where counts are kept. */
@@ -928,6 +939,63 @@ public class SluiceProperties {
          */
         public void setOrder(@Nullable Integer order) {
             this.order = order;
+        }
+    }
+
+    /**
+     * Which exceptions of the store count as outages: they open the Redis store's circuit breaker
+     * and take the failure policy. Other exceptions reach the caller. As Resilience4j's
+     * record-exceptions and ignore-exceptions; StoreUnavailableException is always an outage.
+     */
+    public static class CircuitBreaker {
+
+        /**
+         * The exceptions that are outages, with their subclasses, unless ignored. Unset: every
+         * Exception.
+         */
+        private @Nullable List<Class<? extends Throwable>> recordExceptions;
+
+        /**
+         * The exceptions that are never outages, with their subclasses: they reach the caller.
+         * Unset: NullPointerException, IllegalArgumentException, IllegalStateException,
+         * UnsupportedOperationException and ClassCastException, which a list given replaces.
+         */
+        private @Nullable List<Class<? extends Throwable>> ignoreExceptions;
+
+        /**
+         * The exceptions that are outages.
+         *
+         * @return the classes, or null for every exception
+         */
+        public @Nullable List<Class<? extends Throwable>> getRecordExceptions() {
+            return recordExceptions;
+        }
+
+        /**
+         * Sets the exceptions that are outages.
+         *
+         * @param recordExceptions the classes
+         */
+        public void setRecordExceptions(@Nullable List<Class<? extends Throwable>> recordExceptions) {
+            this.recordExceptions = recordExceptions;
+        }
+
+        /**
+         * The exceptions that are never outages.
+         *
+         * @return the classes, or null for programming errors
+         */
+        public @Nullable List<Class<? extends Throwable>> getIgnoreExceptions() {
+            return ignoreExceptions;
+        }
+
+        /**
+         * Sets the exceptions that are never outages.
+         *
+         * @param ignoreExceptions the classes
+         */
+        public void setIgnoreExceptions(@Nullable List<Class<? extends Throwable>> ignoreExceptions) {
+            this.ignoreExceptions = ignoreExceptions;
         }
     }
 

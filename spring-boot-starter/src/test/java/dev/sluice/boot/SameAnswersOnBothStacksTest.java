@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.Decision;
 import dev.sluice.InMemoryRateLimitStore;
 import dev.sluice.RateLimitStore;
+import dev.sluice.StoreUnavailableException;
 import dev.sluice.Tier;
 import dev.sluice.boot.app.LimitedApp;
 import dev.sluice.boot.reactiveapp.ReactiveLimitedApp;
 import dev.sluice.tck.MutableClock;
+import java.time.Duration;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -57,7 +59,7 @@ class SameAnswersOnBothStacksTest {
                 @Override
                 public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
                     if (key.contains("unreachable")) {
-                        throw new IllegalStateException("the store cannot be reached");
+                        throw new StoreUnavailableException("the store cannot be reached", Duration.ofSeconds(1));
                     }
                     return memory.tryAcquire(key, tiers, cost);
                 }
@@ -65,7 +67,7 @@ class SameAnswersOnBothStacksTest {
                 @Override
                 public CompletionStage<Decision> tryAcquireAsync(String key, List<Tier> tiers, long cost) {
                     if (key.contains("unreachable")) {
-                        return CompletableFuture.failedFuture(new IllegalStateException("the store cannot be reached"));
+                        return CompletableFuture.failedFuture(new StoreUnavailableException("the store cannot be reached", Duration.ofSeconds(1)));
                     }
                     return memory.tryAcquireAsync(key, tiers, cost);
                 }

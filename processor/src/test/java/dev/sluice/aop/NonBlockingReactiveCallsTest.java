@@ -150,7 +150,7 @@ class NonBlockingReactiveCallsTest {
                     .keyPrefix("sluice-nonblocking-" + UUID.randomUUID())
                     .clock(clock)
                     .timeout(RedisClients.PATIENT)
-                    .executor(task -> Schedulers.parallel().schedule(task))
+                    .completionExecutor(task -> Schedulers.parallel().schedule(task))
                     .build());
         } finally {
             RedisClients.shutDown(client);

@@ -15,6 +15,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -43,6 +44,14 @@ final class RedisCalls {
     static final Duration LATE_REPLIES = Duration.ofMinutes(1);
 
     private static final int MAX_DETAIL_LENGTH = 200;
+
+    /**
+     * Where the Redis stores complete asynchronous decisions unless told otherwise: a few named
+     * daemon threads, so that callers' continuations run neither on Redisson's netty threads nor
+     * on the common fork-join pool, which has one thread on a 2-core machine. Threads are made
+     * when needed, as many as cores (at least 2), and end after 10 seconds idle.
+     */
+    static final Executor COMPLETIONS = completions();
 
     private final Duration timeout;
     private final StoreCircuitBreaker breaker;
@@ -291,6 +300,19 @@ final class RedisCalls {
      * executor that refuses the task (shut down, or full) does not lose the outcome: it is then
      * completed on the thread that has it.
      */
+    private static Executor completions() {
+        int threads = Math.max(2, Runtime.getRuntime().availableProcessors());
+        AtomicInteger made = new AtomicInteger();
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 10, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), task -> {
+                    Thread thread = new Thread(task, "sluice-redis-" + made.incrementAndGet());
+                    thread.setDaemon(true);
+                    return thread;
+                });
+        pool.allowCoreThreadTimeOut(true);
+        return pool;
+    }
+
     static <T> CompletableFuture<T> completeOn(Executor executor, CompletableFuture<T> stage) {
         CompletableFuture<T> handedOver = new CompletableFuture<>();
         stage.whenComplete((value, failure) -> {

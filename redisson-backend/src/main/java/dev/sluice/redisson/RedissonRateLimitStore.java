@@ -28,7 +28,6 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -441,7 +440,7 @@ public final class RedissonRateLimitStore implements CountSyncStore {
         private final RedissonClient client;
         private String keyPrefix = "sluice";
         private @Nullable InstantSource clock;
-        private Executor executor = ForkJoinPool.commonPool();
+        private Executor executor = RedisCalls.COMPLETIONS;
         private Duration timeout = DEFAULT_TIMEOUT;
         private @Nullable StoreCircuitBreaker breaker;
         private @Nullable KeyHasher keyHasher;
@@ -506,12 +505,18 @@ public final class RedissonRateLimitStore implements CountSyncStore {
         }
 
         /**
-         * Where asynchronous decisions complete, and so where the caller's continuation runs.
+         * Where asynchronous decisions complete, and so where the caller's continuation runs:
+         * the rest of a {@code CompletableFuture} chain, or of a reactive pipeline (an admitted
+         * WebFlux handler, or the rejection's response). Redisson completes its replies on its
+         * netty threads, which must not run callers' code; the common fork-join pool has one
+         * thread on a 2-core machine.
          *
-         * @param executor default the common fork-join pool
+         * @param executor default: a pool shared by the Redis stores of the JVM, of as many daemon
+         *                 threads named {@code sluice-redis-<n>} as cores (at least 2), made when
+         *                 needed and ended after 10 s idle
          * @return this builder
          */
-        public Builder executor(Executor executor) {
+        public Builder completionExecutor(Executor executor) {
             this.executor = Objects.requireNonNull(executor, "executor");
             return this;
         }

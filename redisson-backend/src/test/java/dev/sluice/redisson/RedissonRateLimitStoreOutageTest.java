@@ -280,7 +280,7 @@ class RedissonRateLimitStoreOutageTest {
     void anExecutorThatRefusesWorkLosesNoDecision() throws Exception {
         ExecutorService shutDown = Executors.newSingleThreadExecutor();
         shutDown.shutdown();
-        RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).executor(shutDown)
+        RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).completionExecutor(shutDown)
                 .timeout(RedisClients.PATIENT).build();
         RateLimiter limiter = RateLimiter.builder().name("refused").store(store).tier(TIERS.get(0))
                 .onStoreFailure(FailurePolicy.FAIL_CLOSED).build();

@@ -240,7 +240,7 @@ class RedissonRateLimitStoreTest {
             // Holding the executor's only thread keeps the decision pending until the dependent stage is
             // attached; otherwise the stage could run at once on the test's own thread.
             callers.execute(() -> awaitQuietly(callersBusy));
-            RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).clock(clock).executor(callers)
+            RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).clock(clock).completionExecutor(callers)
                     .timeout(RedisClients.PATIENT).build();
             CompletableFuture<String> thread = store
                     .tryAcquireAsync("k", List.of(Tier.of(1, ofMinutes(1), FIXED_WINDOW)), 1)
@@ -250,6 +250,18 @@ class RedissonRateLimitStoreTest {
         } finally {
             callers.shutdown();
         }
+    }
+
+    @Test
+    void completesAsynchronousDecisionsOnItsOwnNamedDaemonThreadsByDefault() {
+        RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).clock(clock)
+                .timeout(RedisClients.PATIENT).build();
+        // Redis answers after the dependent stage is attached: its thread is the one the store completes on.
+        Thread completing = store.tryAcquireAsync("k", List.of(Tier.of(1, ofMinutes(1), FIXED_WINDOW)), 1)
+                .thenApply(decision -> Thread.currentThread()).toCompletableFuture().join();
+
+        assertThat(completing.getName()).startsWith("sluice-redis-");
+        assertThat(completing.isDaemon()).isTrue();
     }
 
     private static void awaitQuietly(CountDownLatch latch) {

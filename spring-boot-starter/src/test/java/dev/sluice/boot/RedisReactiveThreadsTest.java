@@ -1,0 +1,76 @@
+package dev.sluice.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.boot.threadsapp.ThreadsApp;
+import dev.sluice.redisson.testing.RedisServer;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.web.reactive.server.EntityExchangeResult;
+import org.springframework.test.web.reactive.server.WebTestClient;
+
+/**
+ * Where a WebFlux application limited through the Redis store goes on once Redis has decided:
+ * on the store's completion threads ({@code sluice-redis-<n>}), never on the common fork-join
+ * pool nor on Redisson's netty threads, for an annotated method and for an HTTP rule, admitted
+ * or refused. Against a redis-server the test starts.
+ */
+@SpringBootTest(classes = ThreadsApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = {"spring.config.name=threads", "spring.main.web-application-type=reactive", "sluice.store=redis",
+            "sluice.http.rules[0].name=ruled", "sluice.http.rules[0].path=/ruled",
+            "sluice.http.rules[0].tiers[0].limit=1", "sluice.http.rules[0].tiers[0].window=1h"})
+@Timeout(60)
+class RedisReactiveThreadsTest {
+
+    private static final RedisServer REDIS = RedisServer.start();
+
+    @LocalServerPort
+    private int port;
+
+    @DynamicPropertySource
+    static void redis(DynamicPropertyRegistry registry) {
+        registry.add("sluice.redis.address", REDIS::address);
+        // Threads are under test here, not outages: no decision may time out on a busy machine.
+        registry.add("sluice.redis.timeout", () -> "10s");
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        REDIS.close();
+    }
+
+    private EntityExchangeResult<String> get(String path) {
+        return WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).responseTimeout(Duration.ofSeconds(30))
+                .build().get().uri(path).exchange().expectBody(String.class).returnResult();
+    }
+
+    @Test
+    void anAnnotatedReactiveMethodRunsOnTheStoresCompletionThreadsAndSoDoesItsRejection() {
+        assertServedByTheStoresThreads("/annotated");
+    }
+
+    @Test
+    void aRequestLimitedByAnHttpRuleRunsOnTheStoresCompletionThreadsAndSoDoesItsRejection() {
+        assertServedByTheStoresThreads("/ruled");
+    }
+
+    private void assertServedByTheStoresThreads(String path) {
+        EntityExchangeResult<String> admitted = get(path);
+        EntityExchangeResult<String> refused = get(path);
+
+        assertThat(admitted.getStatus().value()).isEqualTo(200);
+        assertThat(admitted.getResponseBody()).as("the thread the admitted handler ran on")
+                .startsWith("sluice-redis-");
+        assertThat(admitted.getResponseHeaders().getFirst("X-Committed-On")).as("the admitted response's thread")
+                .startsWith("sluice-redis-");
+        assertThat(refused.getStatus().value()).isEqualTo(429);
+        assertThat(refused.getResponseHeaders().getFirst("X-Committed-On")).as("the refused response's thread")
+                .startsWith("sluice-redis-");
+    }
+}

@@ -12,6 +12,7 @@ import dev.sluice.RateLimitExceededException;
 import dev.sluice.RateLimitStore;
 import dev.sluice.RateLimiter;
 import dev.sluice.Reservation;
+import dev.sluice.StoreCircuitBreaker;
 import dev.sluice.StoreUnavailableException;
 import dev.sluice.Tier;
 import dev.sluice.annotation.FailurePolicy;

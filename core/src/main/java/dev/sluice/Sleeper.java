@@ -1,5 +1,6 @@
 package dev.sluice;
 
+import dev.sluice.internal.DaemonThreads;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -22,14 +23,15 @@ public interface Sleeper {
 
     /**
      * Completes after {@code duration} without blocking the caller. The default completes on
-     * the common fork-join pool after the delay.
+     * Sluice's own daemon threads, named {@code sluice-wait-<n>}, as many as cores: the caller's
+     * continuation runs there, never on the common fork-join pool.
      *
      * @param duration how long, positive
      * @return a stage completing after the wait
      */
     default CompletionStage<Void> sleepAsync(Duration duration) {
         return CompletableFuture.runAsync(() -> { },
-                CompletableFuture.delayedExecutor(duration.toNanos(), TimeUnit.NANOSECONDS));
+                CompletableFuture.delayedExecutor(duration.toNanos(), TimeUnit.NANOSECONDS, DaemonThreads.waits()));
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.sluice.redisson;
 
 import dev.sluice.StoreCircuitBreaker;
 import dev.sluice.StoreUnavailableException;
+import dev.sluice.internal.DaemonThreads;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -301,16 +302,7 @@ final class RedisCalls {
      * completed on the thread that has it.
      */
     private static Executor completions() {
-        int threads = Math.max(2, Runtime.getRuntime().availableProcessors());
-        AtomicInteger made = new AtomicInteger();
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 10, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(), task -> {
-                    Thread thread = new Thread(task, "sluice-redis-" + made.incrementAndGet());
-                    thread.setDaemon(true);
-                    return thread;
-                });
-        pool.allowCoreThreadTimeOut(true);
-        return pool;
+        return DaemonThreads.pool("sluice-redis");
     }
 
     static <T> CompletableFuture<T> completeOn(Executor executor, CompletableFuture<T> stage) {

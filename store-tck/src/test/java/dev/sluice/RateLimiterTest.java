@@ -354,7 +354,8 @@ class RateLimiterTest {
         void aStoresMessageQuotingWhatAClientSentStaysOnOneLogLine() {
             RateLimiter open = RateLimiter.builder().name("guarded").clock(clock).onStoreFailure(FailurePolicy.FAIL_OPEN)
                     .tier(Tier.of(2, ofMinutes(1), FIXED_WINDOW))
-                    .store(failingWith(new IllegalStateException("no answer for tenant acme\r\nFORGED\u2028line")))
+                    .store(failingWith(new UncheckedIOException("no answer for tenant acme\r\nFORGED\u2028line",
+                            new java.io.IOException())))
                     .build();
 
             List<LogRecord> lines = captureLog(() -> open.tryAcquire("k"));

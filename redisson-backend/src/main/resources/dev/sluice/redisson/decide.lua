@@ -27,6 +27,11 @@
 -- the ms until a reserved permit is due (0 when due now); or only -1 and the server's TIME ms
 -- ('<dd') when the deadline had passed and nothing was done.
 --
+-- Whatever Redis holds, every loop is bounded, by the tiers or by a log's entries: a script that
+-- runs on makes Redis answer BUSY to every client. A sliding log's hash and log may disagree
+-- (maxmemory evicts one of them, an operator deletes one, a backup restores them apart): the log
+-- is the truth, and its permits are counted again from it.
+--
 -- Written for the server's cost, most of which is calls: into Redis, and into functions. Per
 -- tier an HGET and an HSET of one packed field (reading and writing decimal strings cost more
 -- than the decision), and a PEXPIRE only when the state must outlive the expiry last set, which
@@ -46,6 +51,20 @@ end
 if now ~= now then now = server_now end
 local count = (#figures - 32) / 34
 
+-- The permits of a sliding log's entry, named by its call's id and its cost.
+local function permits(member)
+  return tonumber(string.match(member, ':(%d+)$')) or 0
+end
+
+-- Counts a sliding log's permits again from its entries, a page at a time.
+local function count_log(t, entries)
+  local n = 0
+  for rank = 0, entries - 1, 1024 do
+    for _, member in ipairs(redis.call('ZRANGE', t.log, rank, rank + 1023)) do n = n + permits(member) end
+  end
+  t.n, t.p = n, entries
+end
+
 -- Read every tier; the key's time never runs backwards, even if a clock is set back or
 -- instances disagree, and its block is the latest any tier holds.
 local blocked_until = 0
@@ -54,7 +73,8 @@ local logs = 0
 for i = 1, count do
   local algorithm, limit, window = struct.unpack('<c2dd', figures, 33 + 34 * (i - 1))
   -- fw: s window start, n count; sw: s, n current count, p previous count;
-  -- sl: n permits in the log; tb: n tokens missing, in 1/window units, refilled up to at.
+  -- sl: n permits in the log, p its entries; tb: n tokens missing, in 1/window units, refilled
+  -- up to at.
   -- e: when the hash expires, in the key's time.
   local t = { algorithm = algorithm, limit = limit, window = window, s = false, n = 0, p = 0, at = false, e = 0 }
   local state = redis.call('HGET', KEYS[i], 'v')
@@ -68,6 +88,10 @@ for i = 1, count do
   if algorithm == 'sl' then
     logs = logs + 1
     t.log, t.newest, t.added = KEYS[count + logs], false, false
+    -- A log that does not hold the entries the hash says (one of them is gone, they were
+    -- restored apart, or the state is of a version that did not keep p) is counted again.
+    local entries = redis.call('ZCARD', t.log)
+    if entries ~= t.p or (entries == 0 and t.n ~= 0) then count_log(t, entries) end
   end
   tiers[i] = t
 end
@@ -88,8 +112,10 @@ for i = 1, count do
     -- An entry exactly one window old no longer counts.
     local expired = redis.call('ZRANGEBYSCORE', t.log, '-inf', now - t.window)
     if #expired > 0 then
-      for _, member in ipairs(expired) do t.n = t.n - tonumber(string.match(member, ':(%d+)$')) end
+      for _, member in ipairs(expired) do t.n = t.n - permits(member) end
       redis.call('ZREMRANGEBYSCORE', t.log, '-inf', now - t.window)
+      t.p = t.p - #expired
+      if t.n < 0 then count_log(t, t.p) end
     end
   else
     local refill = (now - (t.at or now)) * t.limit
@@ -121,20 +147,24 @@ local function take(t, now, cost)
     if counted > t.n then t.n = counted end
   elseif algorithm == 'sl' then
     -- '%d', not '..': Lua writes a number of 15 digits or more in exponent form.
-    redis.call('ZADD', t.log, now, string.format('%s:%d', ARGV[1], cost))
+    t.p = t.p + redis.call('ZADD', t.log, now, string.format('%s:%d', ARGV[1], cost))
     t.newest, t.added = now, true
     t.n = t.n + cost
-    while t.n > t.limit do
+    -- Each turn takes an entry, or ends: at most as many turns as the log has entries.
+    while t.n > t.limit and t.p > 0 do
       local oldest = redis.call('ZPOPMIN', t.log)
-      local permits, excess = tonumber(string.match(oldest[1], ':(%d+)$')), t.n - t.limit
-      if permits > excess then
-        redis.call('ZADD', t.log, oldest[2], string.format('%s:%d', string.match(oldest[1], '^(.*):%d+$'),
-                                                          permits - excess))
+      local taken, excess = permits(oldest[1]), t.n - t.limit
+      t.p = t.p - 1
+      if taken > excess then
+        t.p = t.p + redis.call('ZADD', t.log, oldest[2], string.format('%s:%d',
+                                                                       string.match(oldest[1], '^(.*):%d+$'),
+                                                                       taken - excess))
         t.n = t.limit
       else
-        t.n = t.n - permits
+        t.n = t.n - taken
       end
     end
+    if t.p == 0 then t.n = 0 end
   else
     local counted = t.n + cost
     if counted > 2 * t.limit then counted = 2 * t.limit end
@@ -156,6 +186,20 @@ local function reset(t, now)
   return left
 end
 
+-- Milliseconds until the oldest permits of a sliding log, up to the excess, have left the window;
+-- or nil and the permits the log holds, when they are fewer.
+local function log_wait(t, now, excess)
+  local leaving = 0
+  for rank = 0, t.p - 1, 64 do
+    local calls = redis.call('ZRANGE', t.log, rank, rank + 63, 'WITHSCORES')
+    for i = 1, #calls, 2 do
+      leaving = leaving + permits(calls[i])
+      if leaving >= excess then return tonumber(calls[i + 1]) + t.window - now end
+    end
+  end
+  return nil, leaving
+end
+
 -- Milliseconds until a call of this cost fits; zero when it fits now.
 local function wait(t, now, cost)
   local algorithm = t.algorithm
@@ -168,15 +212,13 @@ local function wait(t, now, cost)
     return (missing + (-missing) % t.limit) / t.limit
   elseif algorithm == 'sl' then
     -- The call fits once the oldest permits, up to the excess, have left the window.
-    local leaving, rank = 0, 0
-    while true do
-      local calls = redis.call('ZRANGE', t.log, rank, rank + 63, 'WITHSCORES')
-      for i = 1, #calls, 2 do
-        leaving = leaving + tonumber(string.match(calls[i], ':(%d+)$'))
-        if leaving >= excess then return tonumber(calls[i + 1]) + t.window - now end
-      end
-      rank = rank + 64
-    end
+    local due, held = log_wait(t, now, excess)
+    if due then return due end
+    -- The tier counts permits its log does not hold: what the log holds is the count.
+    t.n = held
+    excess = cost - available(t, now)
+    if excess <= 0 then return 0 end
+    return log_wait(t, now, excess) or 0
   end
   local elapsed = now - t.s
   local room_now = t.limit - t.n - cost

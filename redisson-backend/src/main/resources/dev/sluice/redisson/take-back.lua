@@ -29,7 +29,8 @@ for i = 1, count do
     elseif algorithm == 'sw' then
       if s == start then n = n - cost elseif s == start + window then p = p - cost end
     elseif algorithm == 'sl' then
-      if removed then n = n - cost end
+      -- n permits in p entries.
+      if removed then n, p = n - cost, p - 1 end
     else
       n = n - math.max(0, cost * window - (latest - now) * limit)
     end

@@ -52,7 +52,17 @@ public final class RedisServer implements AutoCloseable {
      * @return the running server
      */
     public static RedisServer start() {
-        RedisServer server = new RedisServer(freePort(), List.of(), List.of());
+        return start(List.of());
+    }
+
+    /**
+     * Starts a standalone server with options of the test's own.
+     *
+     * @param options configuration options, as on the command line: {@code --maxmemory 4mb}
+     * @return the running server
+     */
+    public static RedisServer start(List<String> options) {
+        RedisServer server = new RedisServer(freePort(), List.of(), options);
         server.launch();
         return server;
     }
@@ -179,6 +189,23 @@ public final class RedisServer implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * The CPU time the server's main thread, where Redis runs commands, has had so far: how long
+     * Redis worked, unlike its clock, which on a busy machine also runs while Redis waits for a
+     * CPU. Read from Linux's {@code /proc/<pid>/schedstat}, which a running thread updates
+     * at least once per scheduler tick.
+     *
+     * @return nanoseconds, or -1 where the system does not say
+     */
+    public long cpuNanos() {
+        try {
+            return Long.parseLong(Files.readString(Path.of("/proc", String.valueOf(process.pid()), "schedstat"))
+                    .trim().split(" ")[0]);
+        } catch (IOException | RuntimeException e) {
+            return -1;
         }
     }
 

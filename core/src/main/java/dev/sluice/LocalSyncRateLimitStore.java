@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
@@ -63,7 +64,8 @@ import org.jspecify.annotations.Nullable;
  * counted once.
  *
  * <p>Keys not used for a minute (or two intervals, if longer) are dropped from memory, their
- * counts synced first; the key's next call waits for one sync. At most
+ * counts synced first (a sync that fails is sent again, as any other, until the store has it);
+ * the key's next call waits for one sync. At most
  * {@linkplain Builder#maximumKeys maximumKeys} keys are kept. Thread-safe; {@link #close()} syncs
  * what is left and stops the background sync.
  */
@@ -94,6 +96,12 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
     private final String instance = UUID.randomUUID().toString();
     private final AtomicLong sequence = new AtomicLong();
     private final Cache<String, LocalKey> keys;
+    /**
+     * Keys dropped from {@link #keys} while what they counted had not reached the store yet: synced
+     * as the keys held are, until it has. At most {@link Builder#maximumKeys} of them.
+     */
+    private final Set<LocalKey> droppedUnsynced = ConcurrentHashMap.newKeySet();
+    private final long maximumKeys;
     private final ScheduledExecutorService background;
     private final LongAdder syncs = new LongAdder();
     private final LongAdder failedSyncs = new LongAdder();
@@ -113,6 +121,7 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
         this.breaker = store.circuitBreaker().orElse(null);
         this.clock = builder.clock;
         this.intervalMillis = builder.interval.toMillis();
+        this.maximumKeys = builder.maximumKeys;
         // How long a key stays in memory only frees memory and decides nothing: Caffeine's own ticker.
         this.keys = Caffeine.newBuilder()
                 .maximumSize(builder.maximumKeys)
@@ -210,6 +219,7 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
     public void reset(String key, List<Tier> tiers) {
         RateLimitStore.check(this, key, tiers);
         keys.invalidate(key);
+        droppedUnsynced.removeIf(local -> local.key.equals(key));
         store.reset(key, tiers);
     }
 
@@ -219,6 +229,7 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
      */
     public void clear() {
         keys.invalidateAll();
+        droppedUnsynced.clear();
     }
 
     /** The circuit breaker of the store synced with. */
@@ -246,7 +257,7 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
     public void flush() {
         for (int round = 0; round < 2; round++) {
             List<CompletableFuture<Boolean>> syncs = new ArrayList<>();
-            for (LocalKey local : keys.asMap().values()) {
+            for (LocalKey local : syncable()) {
                 synchronized (local) {
                     CompletableFuture<Boolean> sync = local.inFlight != null ? local.inFlight
                             : local.unsynced() ? local.sync(now()) : null;
@@ -321,7 +332,7 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
     private void syncDueKeys() {
         try {
             long now = now();
-            for (LocalKey local : keys.asMap().values()) {
+            for (LocalKey local : syncable()) {
                 synchronized (local) {
                     if (local.inFlight == null && now - local.lastSync >= intervalMillis && local.unsynced()) {
                         local.periodicSync(now);
@@ -333,6 +344,13 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
             LOGGER.log(System.Logger.Level.WARNING, () -> "Syncing local counts failed: "
                     + LogText.escape(StoreUnavailableException.describe(e)));
         }
+    }
+
+    /** The keys held and those dropped before their counts reached the store. */
+    private List<LocalKey> syncable() {
+        List<LocalKey> syncable = new ArrayList<>(keys.asMap().values());
+        syncable.addAll(droppedUnsynced);
+        return syncable;
     }
 
     /**
@@ -535,6 +553,9 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
             synced();
             pending = null;
             synced = true;
+            if (dropped && !unsynced()) {
+                droppedUnsynced.remove(this);
+            }
             long now = now();
             for (int i = 0; i < sent.tiers.size(); i++) {
                 Tier tier = sent.tiers.get(i);
@@ -558,13 +579,16 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
         }
 
         /**
-         * Caffeine dropped the key: syncs what it counted, if asked to, and sends calls still
-         * holding it back to the cache.
+         * Caffeine dropped the key: syncs what it counted, if asked to, as long as it takes the
+         * store to have it, and sends calls still holding it back to the cache.
          */
         synchronized void dropped(boolean sync) {
             dropped = true;
-            if (sync && inFlight == null && unsynced()) {
-                sync(now());
+            if (sync && (inFlight != null || unsynced()) && droppedUnsynced.size() < maximumKeys) {
+                droppedUnsynced.add(this);
+                if (inFlight == null) {
+                    sync(now());
+                }
             }
         }
     }

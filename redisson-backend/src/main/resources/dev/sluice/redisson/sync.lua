@@ -2,10 +2,10 @@
 -- atomically, and answers what all instances counted: the sync of LocalSyncRateLimitStore. The
 -- counters are those of decide.lua, so instances syncing and instances deciding here share one
 -- limit. A sync sent again (its answer was lost) is recognised by its instance and sequence, and
--- adds nothing the second time.
+-- adds nothing the second time, even when it arrives after a later sync of the instance.
 --
 -- KEYS[i]      tier i's state, a hash, as for decide.lua; it also keeps, per instance, the
---              sequence of the instance's latest sync added to it
+--              highest sequence of the instance's syncs added to it
 -- ARGV[1]      now in epoch ms, or '' to use the server's TIME
 -- ARGV[2]      the instance's id
 -- ARGV[3]      the sync's sequence, increasing with every new sync of the instance
@@ -38,7 +38,8 @@ for i = 1, #KEYS do
     if sliding and current - window == s then p = n else p = 0 end
     s, n = current, 0
   end
-  if sequence > (tonumber(state[2]) or 0) then
+  local added_up_to = tonumber(state[2]) or 0
+  if sequence > added_up_to then
     local added, added_before = tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4])
     if start == s then
       n = n + added
@@ -52,7 +53,8 @@ for i = 1, #KEYS do
   local expires = s + (sliding and 2 or 1) * window
   local later = expires > e
   if later then e = expires end
-  redis.call('HSET', KEYS[i], 'v', struct.pack('<dddddd', at, block, s, n, p, e), field, sequence)
+  -- The highest sequence: a copy of an older sync arriving late must not let a later one count again.
+  redis.call('HSET', KEYS[i], 'v', struct.pack('<dddddd', at, block, s, n, p, e), field, max(sequence, added_up_to))
   if later then redis.call('PEXPIRE', KEYS[i], expires - at) end
   reply[#reply + 1] = s
   reply[#reply + 1] = n

@@ -68,6 +68,11 @@ class LocalSyncRateLimitStoreTest {
 
     /** An application instance: its own client, Redis store and local counting. */
     private LocalSyncRateLimitStore instance(Duration timeout) {
+        return instance(timeout, 100_000);
+    }
+
+    /** An application instance keeping at most {@code maximumKeys} keys in memory. */
+    private LocalSyncRateLimitStore instance(Duration timeout, long maximumKeys) {
         RedissonClient client = RedisClients.connect(server);
         clients.add(client);
         LocalSyncRateLimitStore store = LocalSyncRateLimitStore.builder(RedissonRateLimitStore.builder(client)
@@ -77,6 +82,7 @@ class LocalSyncRateLimitStoreTest {
                         .build())
                 .clock(clock)
                 .interval(INTERVAL)
+                .maximumKeys(maximumKeys)
                 .build();
         instances.add(store);
         return store;
@@ -253,6 +259,50 @@ class LocalSyncRateLimitStoreTest {
         assertThat(next.counts()).containsExactly(new WindowCounts(start, 7, 0));
         assertThat(first.now()).isEqualTo(clock.millis());
         assertThat(store.tryAcquire(key, List.of(tier), 1).remaining()).as("decided on the synced counts").isEqualTo(92);
+    }
+
+    @Test
+    void aSyncOvertakenByALaterOneAddsNothingAndLetsTheLaterOneAddOnce() {
+        RedissonClient client = RedisClients.connect(server);
+        clients.add(client);
+        RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).clock(clock).build();
+        Tier tier = Tier.of(100, ofMinutes(1), FIXED_WINDOW);
+        long start = clock.millis() - clock.millis() % tier.windowMillis();
+        Sync seventh = new Sync("instance", 7, List.of(new WindowCounts(start, 5, 0)));
+        Sync eighth = new Sync("instance", 8, List.of(new WindowCounts(start, 2, 0)));
+
+        store.sync(key, List.of(tier), seventh).toCompletableFuture().join();
+        store.sync(key, List.of(tier), eighth).toCompletableFuture().join();
+        // The seventh sent again (its answer was late) and landing after the eighth; then the eighth again.
+        Totals late = store.sync(key, List.of(tier), seventh).toCompletableFuture().join();
+        Totals resent = store.sync(key, List.of(tier), eighth).toCompletableFuture().join();
+
+        assertThat(late.counts()).containsExactly(new WindowCounts(start, 7, 0));
+        assertThat(resent.counts()).containsExactly(new WindowCounts(start, 7, 0));
+    }
+
+    @Test
+    void anEvictedKeysLastSyncIsSentAgainUntilRedisHasIt() {
+        LocalSyncRateLimitStore store = instance(Duration.ofMillis(200), 1);
+        Tier tier = Tier.of(1_000_000, ofMinutes(1), FIXED_WINDOW); // a share of 16,667: no sync after the first
+        for (int call = 0; call < 5; call++) {
+            assertThat(store.tryAcquire(key, List.of(tier), 1).allowed()).isTrue();
+        }
+
+        server.kill();
+        // A second key takes the only place: the first is evicted, and its last sync fails.
+        store.tryAcquire(key + ":another", List.of(tier), 1);
+        server.restart();
+
+        for (int attempt = 0; attempt < 100 && stored(tier, "n") == 0; attempt++) {
+            store.flush(); // once the client has reconnected
+            RedisServer.waitBriefly();
+        }
+        assertThat(stored(tier, "n")).as("the evicted key's count").isEqualTo(5);
+        clock.advance(INTERVAL);
+        store.flush();
+        assertThat(stored(tier, "n")).as("the evicted key's count, after another flush").isEqualTo(5);
+        assertThat(store.statistics().failedSyncs()).as("syncs that failed").isPositive();
     }
 
     @Test

@@ -205,7 +205,8 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
      */
     private @Nullable CompletableFuture<Boolean> decide(String key, List<Tier> tiers, long cost,
                                                         KeyState.Outcome outcome, int failedSyncs) {
-        LocalKey local = keys.get(key, LocalKey::new);
+        // Bounded, as every store keeps keys: an instance holds no caller's megabyte key.
+        LocalKey local = keys.get(StoreKeys.bounded(key), LocalKey::new);
         synchronized (local) {
             return local.decide(tiers, cost, outcome, failedSyncs >= FAILED_SYNCS_A_CALL_WAITS_FOR);
         }
@@ -218,8 +219,9 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
     @Override
     public void reset(String key, List<Tier> tiers) {
         RateLimitStore.check(this, key, tiers);
-        keys.invalidate(key);
-        droppedUnsynced.removeIf(local -> local.key.equals(key));
+        String bounded = StoreKeys.bounded(key);
+        keys.invalidate(bounded);
+        droppedUnsynced.removeIf(local -> local.key.equals(bounded));
         store.reset(key, tiers);
     }
 
@@ -392,6 +394,7 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
      */
     private final class LocalKey {
 
+        /** The key, {@linkplain StoreKeys#bounded bounded}: as it is synced. */
         private final String key;
         private @Nullable KeyState state;
         private final List<Sent> sent = new ArrayList<>(1);

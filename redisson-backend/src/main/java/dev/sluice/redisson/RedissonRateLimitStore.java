@@ -193,7 +193,8 @@ public final class RedissonRateLimitStore implements CountSyncStore {
     /**
      * Adds an instance's local counts to the key's window counters in one script call, within
      * the store's timeout and through its circuit breaker. A sync whose answer is lost may be
-     * sent again: the script adds each instance's sequence once.
+     * sent again: the script adds each instance's sequence once. The key comes bounded, as
+     * {@link StoreKeys#bounded} keeps keys, and counts where the key it was bounded from does.
      */
     @Override
     public CompletionStage<Totals> sync(String key, List<Tier> tiers, Sync sync) {
@@ -205,7 +206,7 @@ public final class RedissonRateLimitStore implements CountSyncStore {
                 throw new IllegalArgumentException("a sync needs one count per tier: " + sync.counted().size()
                         + " for " + tiers.size() + " tiers");
             }
-            keys = keys(key, tiers);
+            keys = keysTagged(boundedHashTag(key, keyHasher), tiers);
             arguments = new Object[3 + 5 * tiers.size()];
             arguments[0] = clock == null ? "" : clock.millis();
             arguments[1] = sync.instance();
@@ -351,7 +352,11 @@ public final class RedissonRateLimitStore implements CountSyncStore {
 
     /** The Redis keys of a store key: each tier's state, then the log of each {@code SLIDING_LOG} tier. */
     private List<Object> keys(String key, List<Tier> tiers) {
-        String tag = hashTag(key, keyHasher);
+        return keysTagged(hashTag(key, keyHasher), tiers);
+    }
+
+    /** The Redis keys of the store key whose hash tag is {@code tag}. */
+    private List<Object> keysTagged(String tag, List<Tier> tiers) {
         List<Object> keys = new ArrayList<>(tiers.size() + 1);
         for (Tier tier : tiers) {
             keys.add(keyPrefix + ":{" + tag + "}:" + code(tier) + tier.windowMillis());
@@ -365,21 +370,30 @@ public final class RedissonRateLimitStore implements CountSyncStore {
     }
 
     /**
-     * The store key as it appears between braces: its HMAC when the store has a key hash secret,
-     * otherwise as {@link #hashTag(String)} says.
+     * The store key as it appears between braces: the {@linkplain #boundedHashTag hash tag} of
+     * the key {@linkplain StoreKeys#bounded bounded} as every store keeps keys.
      */
     static String hashTag(String key, @Nullable KeyHasher keyHasher) {
-        return keyHasher != null ? keyHasher.hash(key) : hashTag(key);
+        return boundedHashTag(StoreKeys.bounded(key), keyHasher);
+    }
+
+    /** {@link #hashTag(String, KeyHasher)} without a key hash secret. */
+    static String hashTag(String key) {
+        return hashTag(key, null);
     }
 
     /**
-     * The store key as it appears between braces: {@linkplain StoreKeys#bounded bounded} as every
-     * store keeps keys, and replaced by its digest when empty or holding a brace, which would move
-     * the hash tag.
+     * The hash tag of a key bounded already, as local counting syncs keys: its HMAC when the
+     * store has a key hash secret; otherwise the key, or its digest when empty or holding a
+     * brace, which would move the hash tag. A digest, which the bounded form of a long key is,
+     * stays as it is: a key and its bounded form have one hash tag.
      */
-    static String hashTag(String key) {
-        return key.isEmpty() || key.indexOf('{') >= 0 || key.indexOf('}') >= 0
-                ? StoreKeys.digest(key) : StoreKeys.bounded(key);
+    static String boundedHashTag(String bounded, @Nullable KeyHasher keyHasher) {
+        if (keyHasher != null) {
+            return keyHasher.hash(bounded);
+        }
+        return bounded.isEmpty() || bounded.indexOf('{') >= 0 || bounded.indexOf('}') >= 0
+                ? StoreKeys.digest(bounded) : bounded;
     }
 
     /** A key prefix: not blank, and free of braces, which would move the hash tag. */

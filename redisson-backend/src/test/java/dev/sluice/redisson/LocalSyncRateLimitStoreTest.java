@@ -36,6 +36,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.redisson.api.RedissonClient;
 
 /**
@@ -303,6 +304,32 @@ class LocalSyncRateLimitStoreTest {
         store.flush();
         assertThat(stored(tier, "n")).as("the evicted key's count, after another flush").isEqualTo(5);
         assertThat(store.statistics().failedSyncs()).as("syncs that failed").isPositive();
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void aLongKeySyncedCountsWhereTheStoreDecidesIt(boolean keyHashSecret) {
+        RedissonClient client = RedisClients.connect(server);
+        clients.add(client);
+        String secret = "a secret of at least 16 bytes";
+        RedissonRateLimitStore.Builder redis = RedissonRateLimitStore.builder(client).clock(clock)
+                .timeout(RedisClients.PATIENT);
+        RedissonRateLimitStore deciding = keyHashSecret ? redis.keyHashSecret(secret).build() : redis.build();
+        LocalSyncRateLimitStore local = LocalSyncRateLimitStore.builder(keyHashSecret
+                        ? RedissonRateLimitStore.builder(client).clock(clock).keyHashSecret(secret).build()
+                        : RedissonRateLimitStore.builder(client).clock(clock).build())
+                .clock(clock).interval(INTERVAL).build();
+        instances.add(local);
+        String longKey = key + ":" + "7".repeat(1_000);
+        Tier tier = Tier.of(100, ofMinutes(1), FIXED_WINDOW);
+
+        for (int call = 0; call < 5; call++) {
+            local.tryAcquire(longKey, List.of(tier), 1);
+        }
+        local.flush();
+
+        assertThat(deciding.tryAcquire(longKey, List.of(tier), 1).remaining()).as("left after 5 synced and this call")
+                .isEqualTo(94);
     }
 
     @Test

@@ -19,6 +19,8 @@ import dev.sluice.RateLimiter;
 import dev.sluice.Reservation;
 import dev.sluice.Tier;
 import dev.sluice.annotation.Algorithm;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -32,6 +34,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
@@ -1412,5 +1415,52 @@ public abstract class RateLimitStoreContract {
                 assertThat(store.tryAcquire(each, List.of(tier), 1).allowed()).as("key '%s'", each).isTrue();
             }
         }
+    }
+
+    // ---------------------------------------------------------------- what a key costs
+
+    /**
+     * A store keeps a long key as it keeps a short one: 10,000 keys of 64 KB each (640 MB of
+     * keys) leave the heap within a few MB of what 10,000 short keys leave.
+     */
+    @Test
+    void longKeysCostTheHeapNoMoreThanShortOnes() {
+        Tier tier = Tier.of(1, ofMinutes(1), store.supportedAlgorithms().iterator().next());
+        String longPart = "k".repeat(64 * 1_024);
+        clock.alignTo(ofMinutes(1));
+        long before = retainedHeap();
+        decideDistinctKeys(i -> key + ":" + i, tier);
+        long afterShort = retainedHeap();
+        decideDistinctKeys(i -> key + ":" + i + longPart, tier);
+        long afterLong = retainedHeap();
+
+        long shortKeys = afterShort - before;
+        long longKeys = afterLong - afterShort;
+        System.out.printf("%s: 10,000 short keys retain %,d bytes, 10,000 keys of 64 KB %,d bytes%n",
+                store.getClass().getSimpleName(), shortKeys, longKeys);
+        assertThat(longKeys - shortKeys).as("heap retained by 10,000 keys of 64 KB beyond 10,000 short keys")
+                .isLessThan(8L << 20);
+    }
+
+    /** Decides one call for each of 10,000 keys. */
+    private void decideDistinctKeys(IntFunction<String> keys, Tier tier) {
+        for (int i = 0; i < 10_000; i++) {
+            assertThat(store.tryAcquire(keys.apply(i), List.of(tier), 1)).as("a new key's first call")
+                    .returns(true, Decision::allowed);
+        }
+    }
+
+    /**
+     * The heap in use once garbage is collected: the least of several collections, so that
+     * garbage made meanwhile by other threads (a client's, a background sync) does not count.
+     */
+    private static long retainedHeap() {
+        MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+        long least = Long.MAX_VALUE;
+        for (int collection = 0; collection < 5; collection++) {
+            System.gc();
+            least = Math.min(least, memory.getHeapMemoryUsage().getUsed());
+        }
+        return least;
     }
 }

@@ -36,7 +36,8 @@
 -- tier an HGET and an HSET of one packed field (reading and writing decimal strings cost more
 -- than the decision), and a PEXPIRE only when the state must outlive the expiry last set, which
 -- is rounded up to the next 1,024 ms of the key's time, so that a bucket or log whose end moves
--- with every call moves it about once a second; besides one TIME. Helper functions take the
+-- with every call moves it about once a second (a sliding log adds its ZCARD and what its log
+-- needs); besides one TIME. Helper functions take the
 -- time and the cost as arguments rather than capture them (a captured variable costs an
 -- allocation on every call), and divisions round with % rather than math.floor.
 

@@ -4,6 +4,7 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.RemovalCause;
 import dev.sluice.annotation.Algorithm;
+import dev.sluice.internal.StoreKeys;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;

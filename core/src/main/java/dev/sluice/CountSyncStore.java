@@ -22,9 +22,10 @@ public interface CountSyncStore extends RateLimitStore {
      * Adds one instance's counts to the key's window counters, unless this instance's sync of
      * this sequence was added already, and answers every tier's counts afterwards.
      *
-     * @param key   the key, already qualified by the limiter's name and {@linkplain StoreKeys#bounded
-     *              bounded} (so that an instance holds no long key for its syncs): a long key comes
-     *              as its digest, and its counts are those of the key it was bounded from
+     * @param key   the key, already qualified by the limiter's name and bounded as every store
+     *              bounds keys (so that an instance holds no long key for its syncs): a key longer
+     *              than 128 characters, or starting with {@code #}, comes as its digest, and its
+     *              counts are those of the key it was bounded from
      * @param tiers the key's window tiers, at least one; no two with the same algorithm and window
      * @param sync  what the instance counted since its last sync, one entry per tier
      * @return the counts of all instances, one entry per tier, as of the store's time; fails

@@ -46,8 +46,13 @@ class EvictionUnderLoadTest {
     private static final Duration LOAD = ofSeconds(12);
     private static final Duration STORE_TIMEOUT = ofSeconds(1);
     private static final int KEYS = 100_000;
-    /** The longest a PING may wait for Redis. */
-    private static final Duration MOST_PING_DELAY = Duration.ofMillis(10);
+    /**
+     * The longest a PING may wait for Redis at work. Runs on a busy 2-core machine measured 1 to
+     * 7.5 ms (the figure is printed); the bound keeps a margin over those, as the measure still
+     * takes in some of the machine's own load, while a script running on over an inconsistent
+     * state (seconds, until Redis answers BUSY) fails it by far.
+     */
+    private static final Duration MOST_PING_DELAY = Duration.ofMillis(50);
 
     @Test
     void evictionLeavesNoScriptRunningLongAndEveryDecisionInTime() throws Exception {

@@ -168,9 +168,15 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
         long now = now();
         KeyProbe probe = probes.get();
         try {
-            KeyProbe lookup = probe.of(prefix, key);
-            // Quietly: Caffeine's bookkeeping of every read would cost more than the decision.
-            KeyState state = policy.getIfPresentQuietly(lookup);
+            // A thread calling one key again finds its state without hashing or looking it up; a
+            // state the store has dropped since is looked up again (its lock reads the flag again).
+            KeyState state = probe.recent;
+            KeyProbe lookup = null;
+            if (state == null || state.dead() || !state.isKey(prefix, key)) {
+                lookup = probe.of(prefix, key);
+                // Quietly: Caffeine's bookkeeping of every read would cost more than the decision.
+                state = policy.getIfPresentQuietly(lookup);
+            }
             if (state != null) {
                 boolean decided = false;
                 boolean firstThisSecond = false;
@@ -190,6 +196,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
                     state.unlock();
                 }
                 if (decided) {
+                    probe.remember(state);
                     if (reweigh) {
                         keys.asMap().compute(state, update);
                     } else if (later) {
@@ -203,7 +210,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
                 }
             }
             // A key too long to keep was digested for the lookup already: not again.
-            return decideCreating(lookup, now, tiers, cost, maxWaitMillis);
+            return decideCreating(lookup != null ? lookup : probe.of(prefix, key), now, tiers, cost, maxWaitMillis);
         } finally {
             probe.release();
         }
@@ -266,6 +273,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
                 return state;
             });
         } while (kept == null);
+        probe.remember(kept);
         return outcome;
     }
 
@@ -457,8 +465,11 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
     /**
      * One thread's means to find a key's state: it stands for the store key {@code prefix + key}
      * in a lookup, so that a decision makes no string (it has that key's hash code and equals its
-     * states). It holds a key only during a lookup: keys may be personal data, and a pooled
-     * thread would otherwise keep the last one it saw.
+     * states). It holds the caller's key only during a lookup: keys may be personal data, and a
+     * caller's key may be long. Between decisions it keeps only the state it decided for last, the
+     * store's own object, holding the key as the store keeps it (at most 128 characters, a digest
+     * of a longer one), so that a thread calling one key again finds it at once; should the store
+     * drop that state, the thread lets go of it at its next decision.
      */
     private static final class KeyProbe {
 
@@ -467,6 +478,8 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
         private String prefix = "";
         private String key = "";
         private int hash;
+        /** The state this thread decided for last; it may have been dropped since, which its flag tells. */
+        @Nullable KeyState recent;
         /** The figures of this thread's decision in progress. */
         final KeyState.Outcome outcome = new KeyState.Outcome();
 
@@ -487,11 +500,20 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
             return this;
         }
 
+        void remember(KeyState state) {
+            // Threads' probes may share a cache line: a thread calling one key writes nothing.
+            if (recent != state) {
+                recent = state;
+            }
+        }
+
         /** Ends a lookup, letting go of the key. */
         void release() {
-            prefix = "";
-            key = "";
-            hash = 0;
+            if (hash != 0 || !key.isEmpty()) {
+                prefix = "";
+                key = "";
+                hash = 0;
+            }
         }
 
         @Override

@@ -72,6 +72,13 @@ class LocalSyncRateLimitStoreTest {
         return instance(timeout, 100_000);
     }
 
+    /** A Redis store on the test clock, patient with a loaded machine, hashing keys under {@code secret} unless null. */
+    private RedissonRateLimitStore redisStore(RedissonClient client, String secret) {
+        RedissonRateLimitStore.Builder redis = RedissonRateLimitStore.builder(client).clock(clock)
+                .timeout(RedisClients.PATIENT);
+        return secret != null ? redis.keyHashSecret(secret).build() : redis.build();
+    }
+
     /** An application instance keeping at most {@code maximumKeys} keys in memory. */
     private LocalSyncRateLimitStore instance(Duration timeout, long maximumKeys) {
         RedissonClient client = RedisClients.connect(server);
@@ -266,7 +273,8 @@ class LocalSyncRateLimitStoreTest {
     void aSyncOvertakenByALaterOneAddsNothingAndLetsTheLaterOneAddOnce() {
         RedissonClient client = RedisClients.connect(server);
         clients.add(client);
-        RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).clock(clock).build();
+        RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).clock(clock)
+                .timeout(RedisClients.PATIENT).build();
         Tier tier = Tier.of(100, ofMinutes(1), FIXED_WINDOW);
         long start = clock.millis() - clock.millis() % tier.windowMillis();
         Sync seventh = new Sync("instance", 7, List.of(new WindowCounts(start, 5, 0)));
@@ -312,12 +320,8 @@ class LocalSyncRateLimitStoreTest {
         RedissonClient client = RedisClients.connect(server);
         clients.add(client);
         String secret = "a secret of at least 16 bytes";
-        RedissonRateLimitStore.Builder redis = RedissonRateLimitStore.builder(client).clock(clock)
-                .timeout(RedisClients.PATIENT);
-        RedissonRateLimitStore deciding = keyHashSecret ? redis.keyHashSecret(secret).build() : redis.build();
-        LocalSyncRateLimitStore local = LocalSyncRateLimitStore.builder(keyHashSecret
-                        ? RedissonRateLimitStore.builder(client).clock(clock).keyHashSecret(secret).build()
-                        : RedissonRateLimitStore.builder(client).clock(clock).build())
+        RedissonRateLimitStore deciding = redisStore(client, keyHashSecret ? secret : null);
+        LocalSyncRateLimitStore local = LocalSyncRateLimitStore.builder(redisStore(client, keyHashSecret ? secret : null))
                 .clock(clock).interval(INTERVAL).build();
         instances.add(local);
         String longKey = key + ":" + "7".repeat(1_000);

@@ -98,6 +98,11 @@ public abstract class ForwardingRateLimitStore implements RateLimitStore {
     }
 
     @Override
+    public Optional<StoreQueue> queue() {
+        return delegate.queue();
+    }
+
+    @Override
     public Set<Algorithm> supportedAlgorithms() {
         return delegate.supportedAlgorithms();
     }

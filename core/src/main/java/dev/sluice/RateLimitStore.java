@@ -144,6 +144,16 @@ public interface RateLimitStore {
     }
 
     /**
+     * The queue this store's decisions wait in before they are sent, if it has one: its size
+     * feeds metrics. Decisions it cannot hold get its {@link OverloadPolicy}.
+     *
+     * @return the queue; by default none
+     */
+    default Optional<StoreQueue> queue() {
+        return Optional.empty();
+    }
+
+    /**
      * The algorithms this store implements; by default all of them.
      *
      * @return the supported algorithms

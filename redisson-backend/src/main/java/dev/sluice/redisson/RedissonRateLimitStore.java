@@ -2,6 +2,7 @@ package dev.sluice.redisson;
 
 import dev.sluice.CountSyncStore;
 import dev.sluice.Decision;
+import dev.sluice.OverloadPolicy;
 import dev.sluice.RateLimitStore;
 import dev.sluice.Reservation;
 import dev.sluice.StoreCircuitBreaker;
@@ -458,6 +459,10 @@ public final class RedissonRateLimitStore implements CountSyncStore {
         private Duration timeout = DEFAULT_TIMEOUT;
         private @Nullable StoreCircuitBreaker breaker;
         private @Nullable KeyHasher keyHasher;
+        private int batchSize = ScriptPipeline.DEFAULT_BATCH_SIZE;
+        private int maxQueued = ScriptPipeline.DEFAULT_MAX_QUEUED;
+        private Duration maxQueueWait = ScriptPipeline.DEFAULT_MAX_QUEUE_WAIT;
+        private OverloadPolicy onOverload = OverloadPolicy.REJECT;
 
         private Builder(RedissonClient client) {
             this.client = Objects.requireNonNull(client, "client");
@@ -561,6 +566,68 @@ public final class RedissonRateLimitStore implements CountSyncStore {
          */
         public Builder circuitBreaker(StoreCircuitBreaker breaker) {
             this.breaker = Objects.requireNonNull(breaker, "breaker");
+            return this;
+        }
+
+        /**
+         * The most decisions one script call decides. Decisions that wait for the store while
+         * calls are in flight leave together, in the order they came, as one script call that
+         * decides them all atomically; on an idle store a decision leaves at once, alone.
+         *
+         * @param batchSize 1 (one script call per decision) to 1,024; default 128
+         * @return this builder
+         */
+        public Builder batchSize(int batchSize) {
+            if (batchSize < 1 || batchSize > ScriptPipeline.MAX_BATCH_SIZE) {
+                throw new IllegalArgumentException("batchSize must be within 1.." + ScriptPipeline.MAX_BATCH_SIZE
+                        + ", was " + batchSize);
+            }
+            this.batchSize = batchSize;
+            return this;
+        }
+
+        /**
+         * The most decisions that may wait to be sent at once. Decisions beyond it get the
+         * {@linkplain #onOverload(OverloadPolicy) overload policy} at once, so that a spike costs
+         * bounded memory.
+         *
+         * @param maxQueued at least 1; default 20,000
+         * @return this builder
+         */
+        public Builder maxQueued(int maxQueued) {
+            if (maxQueued < 1) {
+                throw new IllegalArgumentException("maxQueued must be at least 1, was " + maxQueued);
+            }
+            this.maxQueued = maxQueued;
+            return this;
+        }
+
+        /**
+         * The longest a decision may wait to be sent. One that waited longer when its turn comes
+         * gets the {@linkplain #onOverload(OverloadPolicy) overload policy} instead: the store
+         * answers fewer decisions than come. Time waiting to be sent is not Redis being slow: the
+         * {@linkplain #timeout(Duration) timeout} counts from when a decision is sent.
+         *
+         * @param maxQueueWait positive; default 1 second
+         * @return this builder
+         */
+        public Builder maxQueueWait(Duration maxQueueWait) {
+            Objects.requireNonNull(maxQueueWait, "maxQueueWait");
+            if (maxQueueWait.isNegative() || maxQueueWait.isZero()) {
+                throw new IllegalArgumentException("maxQueueWait must be positive, was " + maxQueueWait);
+            }
+            this.maxQueueWait = maxQueueWait;
+            return this;
+        }
+
+        /**
+         * What decisions beyond the queue get: refused as a rejection, or decided in this JVM.
+         *
+         * @param onOverload default {@link OverloadPolicy#REJECT}
+         * @return this builder
+         */
+        public Builder onOverload(OverloadPolicy onOverload) {
+            this.onOverload = Objects.requireNonNull(onOverload, "onOverload");
             return this;
         }
 

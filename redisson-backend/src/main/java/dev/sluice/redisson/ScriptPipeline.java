@@ -31,6 +31,11 @@ import org.redisson.api.RedissonClient;
  */
 final class ScriptPipeline {
 
+    static final int DEFAULT_BATCH_SIZE = 128;
+    static final int MAX_BATCH_SIZE = 1024;
+    static final int DEFAULT_MAX_QUEUED = 20_000;
+    static final Duration DEFAULT_MAX_QUEUE_WAIT = Duration.ofSeconds(1);
+
     /** Two sends in flight keep the connection busy while the next batch gathers. */
     private static final int MAX_IN_FLIGHT = 2;
     /** A bound on one batch, so that one slow batch does not hold up many callers. */

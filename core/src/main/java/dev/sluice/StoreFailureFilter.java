@@ -12,7 +12,8 @@ import org.jspecify.annotations.Nullable;
  * {@code ignoreException(Predicate)} the exceptions that are none, whatever the record side says
  * (by default programming errors: {@link #PROGRAMMING_ERRORS}). Given both, the lists and the
  * predicate of a side are either-or. A {@link StoreUnavailableException} is always an outage: it
- * is how stores and circuit breakers say they failed. Immutable.
+ * is how stores and circuit breakers say they failed; a {@link StoreOverloadedException} never is
+ * one, nor an answer: the store refused a call it did not send. Immutable.
  */
 final class StoreFailureFilter {
 
@@ -61,6 +62,10 @@ final class StoreFailureFilter {
 
     /** Whether an exception is neither an outage nor an answer of the store. */
     boolean ignores(Throwable failure) {
+        // An overloaded store refused a call it never sent: a spike, which tells nothing of the store.
+        if (failure instanceof StoreOverloadedException) {
+            return true;
+        }
         return !(failure instanceof StoreUnavailableException)
                 && (isAny(failure, ignoreExceptions) || ignoreException != null && ignoreException.test(failure));
     }

@@ -61,9 +61,9 @@ final class DecisionCodec extends StringCodec {
      * @param value   its new value
      * @return the copy
      */
-    static byte[] withFigure(byte[] figures, int index, long value) {
+    static byte[] withFigure(byte[] figures, int index, double value) {
         byte[] copy = figures.clone();
-        DOUBLES.set(copy, index * Double.BYTES, (double) value);
+        DOUBLES.set(copy, index * Double.BYTES, value);
         return copy;
     }
 }

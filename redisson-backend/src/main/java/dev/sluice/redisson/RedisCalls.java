@@ -103,6 +103,74 @@ final class RedisCalls {
     }
 
     /**
+     * Sends a call through a sender that keeps the deadline itself, unless the breaker is open,
+     * and waits on the calling thread for its answer. The sender's stage fails with a
+     * {@link TimeoutException} when the call was sent and had no reply in time, and hands a
+     * reply that comes later to whoever takes it back.
+     *
+     * @param keys     the keys the command names, kept out of any message
+     * @param sent     sends the command
+     * @param decision reads the reply; what it throws is a failure of the store too
+     * @return the decision
+     * @throws StoreUnavailableException when the store did not decide in time, or failed
+     */
+    <T, R> R sentAndWait(Collection<?> keys, Supplier<CompletableFuture<T>> sent, Function<T, R> decision) {
+        StoreCircuitBreaker.Permit permit = permit();
+        CompletableFuture<T> reply = send(sent);
+        try {
+            return answered(permit, reply.get(), decision, keys);
+        } catch (ExecutionException e) {
+            throw failed(permit, e.getCause(), keys);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            // From now on an answer goes to the sender's late replies, unless it won the race just now.
+            reply.completeExceptionally(e);
+            try {
+                return answered(permit, reply.join(), decision, keys);
+            } catch (CompletionException lost) {
+                throw failed(permit, unwrap(lost), keys);
+            }
+        }
+    }
+
+    /**
+     * {@link #sentAndWait} without blocking.
+     *
+     * @param keys     the keys the command names, kept out of any message
+     * @param sent     sends the command
+     * @param decision reads the reply; what it throws is a failure of the store too
+     * @return the decision, or a stage failed with {@link StoreUnavailableException}
+     */
+    <T, R> CompletableFuture<R> sent(Collection<?> keys, Supplier<CompletableFuture<T>> sent, Function<T, R> decision) {
+        StoreCircuitBreaker.Permit permit;
+        try {
+            permit = permit();
+        } catch (StoreUnavailableException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return send(sent).handle((value, failure) -> {
+            if (failure != null) {
+                throw failed(permit, unwrap(failure), keys);
+            }
+            return answered(permit, value, decision, keys);
+        });
+    }
+
+    /**
+     * Runs a send: at once once Redis has answered, and until then from the connector thread,
+     * where a lazily initialised client may take its time to connect.
+     *
+     * @param send sends commands
+     */
+    void sendFrom(Runnable send) {
+        if (connected) {
+            send.run();
+        } else {
+            connector.execute(send);
+        }
+    }
+
+    /**
      * Sends a call unless the breaker is open, without blocking: the stage fails when the call
      * has no answer within the timeout.
      *

@@ -2,10 +2,13 @@ package dev.sluice.redisson;
 
 import dev.sluice.CountSyncStore;
 import dev.sluice.Decision;
+import dev.sluice.InMemoryRateLimitStore;
 import dev.sluice.OverloadPolicy;
 import dev.sluice.RateLimitStore;
 import dev.sluice.Reservation;
 import dev.sluice.StoreCircuitBreaker;
+import dev.sluice.StoreOverloadedException;
+import dev.sluice.StoreQueue;
 import dev.sluice.StoreUnavailableException;
 import dev.sluice.Tier;
 import dev.sluice.annotation.Algorithm;
@@ -37,7 +40,6 @@ import org.redisson.api.RKeys;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.api.options.OptionalOptions;
-import org.redisson.client.RedisNoScriptException;
 
 /**
  * The Redis store: every decision is one {@code EVALSHA} of a Lua script that decides all tiers
@@ -99,6 +101,8 @@ public final class RedissonRateLimitStore implements CountSyncStore {
 
     private final RScript scripts;
     private final ScriptPipeline pipeline;
+    private final OverloadPolicy onOverload;
+    private volatile @Nullable InMemoryRateLimitStore overloadStore;
     private final RKeys redisKeys;
     private final String keyPrefix;
     private final @Nullable KeyHasher keyHasher;
@@ -116,7 +120,6 @@ public final class RedissonRateLimitStore implements CountSyncStore {
         // waits for a late reply long after the caller gave up, so that what it counted can be taken back.
         this.scripts = builder.client.getScript(OptionalOptions.defaults().codec(DecisionCodec.INSTANCE)
                 .timeout(RedisCalls.LATE_REPLIES).retryAttempts(0));
-        this.pipeline = new ScriptPipeline(builder.client, scripts, SCRIPT_SHA, RedisCalls.LATE_REPLIES, builder.timeout);
         this.redisKeys = builder.client.getKeys();
         this.keyPrefix = builder.keyPrefix;
         this.keyHasher = builder.keyHasher;
@@ -125,6 +128,11 @@ public final class RedissonRateLimitStore implements CountSyncStore {
         this.breaker = RedisCalls.breaker(builder.breaker, builder.timeout, RedissonRateLimitStore.class.getSimpleName());
         this.redis = new RedisCalls(builder.timeout, breaker);
         this.timeoutMillis = builder.timeout.toMillis();
+        this.pipeline = new ScriptPipeline(builder.client, scripts, SCRIPT, SCRIPT_SHA, breaker, serverClock, redis,
+                new ScriptPipeline.Settings(builder.batchSize, builder.maxQueued, builder.maxQueueWait, builder.timeout));
+        this.onOverload = builder.onOverload;
+        // Connect and load the script now, so that the first decisions wait for neither.
+        warmUp();
     }
 
     /**
@@ -140,7 +148,11 @@ public final class RedissonRateLimitStore implements CountSyncStore {
     @Override
     public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
         RateLimitStore.check(this, key, tiers, cost);
-        return decide(call(key, tiers, cost, 0), this::decision);
+        try {
+            return decide(call(key, tiers, cost, 0), this::decision);
+        } catch (StoreOverloadedException e) {
+            return overloadStore(e).tryAcquire(key, tiers, cost);
+        }
     }
 
     @Override
@@ -148,7 +160,7 @@ public final class RedissonRateLimitStore implements CountSyncStore {
         return decideAsync(() -> {
             RateLimitStore.check(this, key, tiers, cost);
             return call(key, tiers, cost, 0);
-        }, this::decision);
+        }, this::decision, local -> local.tryAcquireAsync(key, tiers, cost));
     }
 
     /**
@@ -158,7 +170,11 @@ public final class RedissonRateLimitStore implements CountSyncStore {
     @Override
     public Reservation reserve(String key, List<Tier> tiers, long cost, Duration maxWait) {
         RateLimitStore.check(this, key, tiers, cost, maxWait);
-        return decide(call(key, tiers, cost, maxWait.toMillis()), this::reservation);
+        try {
+            return decide(call(key, tiers, cost, maxWait.toMillis()), this::reservation);
+        } catch (StoreOverloadedException e) {
+            return overloadStore(e).reserve(key, tiers, cost, maxWait);
+        }
     }
 
     @Override
@@ -166,24 +182,60 @@ public final class RedissonRateLimitStore implements CountSyncStore {
         return decideAsync(() -> {
             RateLimitStore.check(this, key, tiers, cost, maxWait);
             return call(key, tiers, cost, maxWait.toMillis());
-        }, this::reservation);
+        }, this::reservation, local -> local.reserveAsync(key, tiers, cost, maxWait));
     }
 
-    /** Runs the script for a call and waits, within the timeout, for what {@code answer} reads from its reply. */
+    /**
+     * Queues a call, and waits for what {@code answer} reads from its reply: within the timeout
+     * once it is sent, and within the queue's own bounds before.
+     */
     private <T> T decide(Call call, Function<byte[], T> answer) {
-        return redis.callAndWait(call.keys, () -> send(call), reply -> takeBack(call, reply), answer);
+        return redis.sentAndWait(call.keys, () -> pipeline.send(call, reply -> takeBack(call, reply)), answer);
     }
 
-    /** {@link #decide} without blocking; a request {@code call} refuses fails the stage. */
-    private <T> CompletionStage<T> decideAsync(Supplier<Call> call, Function<byte[], T> answer) {
+    /**
+     * {@link #decide} without blocking; a request {@code call} refuses fails the stage, and one
+     * the queue cannot hold is decided by {@code local} under {@link OverloadPolicy#LOCAL_FALLBACK}.
+     */
+    private <T> CompletionStage<T> decideAsync(Supplier<Call> call, Function<byte[], T> answer,
+                                               Function<RateLimitStore, CompletionStage<T>> local) {
         Call checked;
         try {
             checked = call.get();
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return RedisCalls.completeOn(executor, redis.call(checked.keys, () -> send(checked),
-                reply -> takeBack(checked, reply), answer));
+        CompletableFuture<T> decided = redis.sent(checked.keys,
+                () -> pipeline.send(checked, reply -> takeBack(checked, reply)), answer);
+        return RedisCalls.completeOn(executor, decided.exceptionallyCompose(failure -> {
+            Throwable cause = RedisCalls.unwrap(failure);
+            return cause instanceof StoreOverloadedException overloaded
+                    ? local.apply(overloadStore(overloaded)).toCompletableFuture()
+                    : CompletableFuture.failedFuture(cause);
+        }));
+    }
+
+    /**
+     * Where a call the queue cannot hold is decided: an in-memory store of this JVM under
+     * {@link OverloadPolicy#LOCAL_FALLBACK}.
+     *
+     * @throws StoreOverloadedException {@code overloaded}, under {@link OverloadPolicy#REJECT}
+     */
+    private RateLimitStore overloadStore(StoreOverloadedException overloaded) {
+        if (onOverload == OverloadPolicy.REJECT) {
+            throw overloaded;
+        }
+        InMemoryRateLimitStore local = overloadStore;
+        if (local == null) {
+            synchronized (this) {
+                local = overloadStore;
+                if (local == null) {
+                    local = InMemoryRateLimitStore.builder().build();
+                    overloadStore = local;
+                }
+            }
+        }
+        return local;
     }
 
     @Override
@@ -289,12 +341,10 @@ public final class RedissonRateLimitStore implements CountSyncStore {
         return Optional.of(breaker);
     }
 
-    /** Runs the script for a call: the reply's bytes, as Redis sent them, which {@link DecisionCodec#figure} reads. */
-    CompletableFuture<byte[]> send(Call call) {
-        return pipeline.send(call).exceptionallyCompose(failure -> RedisCalls.unwrap(failure) instanceof RedisNoScriptException
-                // The script did not run: load it where the key lives and send the call again.
-                ? scripts.scriptLoadAsync(call.slotKey(), SCRIPT).toCompletableFuture().thenCompose(sha -> pipeline.send(call))
-                : CompletableFuture.failedFuture(failure));
+    /** The queue decisions wait in to be sent, many in one script call. */
+    @Override
+    public Optional<StoreQueue> queue() {
+        return Optional.of(pipeline);
     }
 
     /**
@@ -325,6 +375,13 @@ public final class RedissonRateLimitStore implements CountSyncStore {
         /** The key that decides which node of a cluster runs the call. */
         String slotKey() {
             return keys.get(0).toString();
+        }
+
+        /** The cluster hash slot of its keys, which share one hash tag. */
+        int slot() {
+            String key = slotKey();
+            int open = key.indexOf('{');
+            return ScriptPipeline.slot(key.substring(open + 1, key.indexOf('}', open + 1)));
         }
     }
 
@@ -415,11 +472,11 @@ public final class RedissonRateLimitStore implements CountSyncStore {
         };
     }
 
-    private Reservation reservation(byte[] reply) {
+    Reservation reservation(byte[] reply) {
         return new Reservation(decision(reply), Duration.ofMillis(DecisionCodec.figure(reply, 8)));
     }
 
-    private Decision decision(byte[] reply) {
+    Decision decision(byte[] reply) {
         long allowed = DecisionCodec.figure(reply, 0);
         if (allowed == -1) {
             serverClock.sample(DecisionCodec.figure(reply, 1));

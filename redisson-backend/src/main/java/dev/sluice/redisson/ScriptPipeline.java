@@ -1,89 +1,167 @@
 package dev.sluice.redisson;
 
+import dev.sluice.StoreCircuitBreaker;
+import dev.sluice.StoreOverloadedException;
+import dev.sluice.StoreQueue;
 import dev.sluice.redisson.RedissonRateLimitStore.Call;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import org.redisson.api.BatchOptions;
 import org.redisson.api.RBatch;
 import org.redisson.api.RScript;
 import org.redisson.api.RScriptAsync;
 import org.redisson.api.RedissonClient;
+import org.redisson.client.RedisNoScriptException;
+import org.redisson.connection.CRC16;
 
 /**
- * Sends the script calls of concurrent decisions together. At most two sends are in flight;
- * calls that come meanwhile wait in a queue and leave together, pipelined in one batch, as soon
- * as a send comes back. There is no timer: on an idle store a call leaves at once, alone. Each
- * call is still one {@code EVALSHA} with its own reply, sent once; what changes is that a busy
- * store writes, and Redis reads, many of them per system call, whatever the client's connection
- * pool settings.
+ * Sends decisions to Redis many at a time. At most two script calls are in flight; decisions
+ * that come meanwhile wait in a bounded queue and leave together, as soon as a script call comes
+ * back, as one {@code decide.lua} call that decides them all in the order they came. There is no
+ * timer: on an idle store a decision leaves at once, alone. On one server any decisions may share
+ * a script call; in a cluster, those whose keys share a hash slot do, and the script calls of one
+ * send go pipelined, Redisson sending each to its node.
  *
- * <p>Two sends in flight may go over two connections and reach Redis in either order. That is
- * no matter for decisions, each answered at once, but reservations are served in the order
- * Redis takes them: calls that may reserve wait in a queue of their own, and only one send at a
- * time carries them, so that they reach Redis in the order they were sent.
+ * <p><strong>Time.</strong> A decision's deadline counts from when its script call is sent: time
+ * waiting in the queue is not Redis being slow. A script call without a reply within the timeout
+ * fails its decisions with {@link TimeoutException}, unless the timer itself fired late: then
+ * this JVM did not run on time (a GC pause, a starved CPU), which says nothing of Redis, and the
+ * call is given another period, up to {@link #MAX_GRACE_PERIODS}. A reply that comes after its
+ * decisions failed goes to each decision's late-reply consumer, to be taken back.
+ *
+ * <p><strong>Overload.</strong> A decision that finds {@code maxQueued} waiting, or whose turn
+ * comes after it waited {@code maxQueueWait}, fails with {@link StoreOverloadedException}, which
+ * is never sent and never counts as an outage.
+ *
+ * <p><strong>Order.</strong> Two script calls in flight may go over two connections and reach
+ * Redis in either order. That is no matter for decisions, each answered at once, but reservations
+ * are served in the order Redis takes them: decisions that may reserve wait in a queue of their
+ * own, and only one script call at a time carries them.
  */
-final class ScriptPipeline {
+final class ScriptPipeline implements StoreQueue {
 
     static final int DEFAULT_BATCH_SIZE = 128;
     static final int MAX_BATCH_SIZE = 1024;
     static final int DEFAULT_MAX_QUEUED = 20_000;
     static final Duration DEFAULT_MAX_QUEUE_WAIT = Duration.ofSeconds(1);
 
-    /** Two sends in flight keep the connection busy while the next batch gathers. */
+    /** Two script calls in flight keep the connection busy while the next one gathers. */
     private static final int MAX_IN_FLIGHT = 2;
-    /** A bound on one batch, so that one slow batch does not hold up many callers. */
-    private static final int MAX_BATCH = 64;
+    /** The bytes of one decision's reply: nine doubles. */
+    private static final int REPLY_BYTES = 72;
+    /** How many more periods a script call gets while its timer keeps firing late. */
+    static final int MAX_GRACE_PERIODS = 10;
+    /** How late a timer may fire and still be taken as on time. */
+    private static final long STALL_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
     private final RedissonClient client;
-    private final RScript script;
+    private final RScript scripts;
+    private final String script;
     private final String sha;
     private final BatchOptions batchOptions;
+    private final StoreCircuitBreaker breaker;
+    private final ServerClock serverClock;
+    private final boolean cluster;
+    private final int batchSize;
+    private final int maxQueued;
+    private final long maxQueueWaitNanos;
+    private final long timeoutNanos;
     private final Queue<Pending> queue = new ConcurrentLinkedQueue<>();
     private final Queue<Pending> reserving = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger queued = new AtomicInteger();
     private final AtomicInteger inFlight = new AtomicInteger();
-    /** Whether a send carrying calls that may reserve is in flight. */
+    /** Whether a script call carrying decisions that may reserve is in flight. */
     private final AtomicBoolean reservingInFlight = new AtomicBoolean();
-    private final long sendTimeoutMillis;
+    private final LongAdder overloaded = new LongAdder();
+    private final RedisCalls redis;
 
-    /**
-     * @param client          the client to send with
-     * @param script          the client's scripts, with {@link DecisionCodec}, one attempt per call and the given
-     *                        response timeout
-     * @param sha             the SHA-1 of the script every call runs
-     * @param responseTimeout how long Redisson waits for a reply, as for {@code script}
-     * @param sendTimeout     how long a send counts as in flight at most: the store's timeout, after
-     *                        which its callers have had their answer anyway, so that a server that
-     *                        stopped answering holds up no later call for longer
-     */
-    ScriptPipeline(RedissonClient client, RScript script, String sha, Duration responseTimeout, Duration sendTimeout) {
-        this.client = client;
-        this.script = script;
-        this.sha = sha;
-        // One attempt, as for single calls: a retried batch would count its calls twice.
-        this.batchOptions = BatchOptions.defaults().retryAttempts(0)
-                .responseTimeout(responseTimeout.toMillis(), TimeUnit.MILLISECONDS);
-        this.sendTimeoutMillis = sendTimeout.toMillis();
+    /** How the pipeline is set up. */
+    record Settings(int batchSize, int maxQueued, Duration maxQueueWait, Duration timeout) {
     }
 
-    /** Runs the script for a call: the reply's bytes, as Redis sent them. */
-    CompletableFuture<byte[]> send(Call call) {
-        Pending pending = new Pending(call, new CompletableFuture<>());
+    /**
+     * @param client     the client to send with
+     * @param scripts    the client's scripts, with {@link DecisionCodec}, one attempt per call and a
+     *                   response timeout long enough for late replies
+     * @param script     the script every call runs
+     * @param sha        its SHA-1
+     * @param breaker    the store's breaker: queued decisions are not sent while it is open
+     * @param serverClock the store's reading of the server's clock, for deadlines
+     * @param redis      how the store sends: from where, until Redis has answered once
+     * @param settings   sizes and times
+     */
+    ScriptPipeline(RedissonClient client, RScript scripts, String script, String sha, StoreCircuitBreaker breaker,
+                   ServerClock serverClock, RedisCalls redis, Settings settings) {
+        this.client = client;
+        this.scripts = scripts;
+        this.script = script;
+        this.sha = sha;
+        this.breaker = breaker;
+        this.serverClock = serverClock;
+        this.redis = redis;
+        this.cluster = client.getConfig().isClusterConfig();
+        this.batchSize = settings.batchSize();
+        this.maxQueued = settings.maxQueued();
+        this.maxQueueWaitNanos = settings.maxQueueWait().toNanos();
+        this.timeoutNanos = settings.timeout().toNanos();
+        // One attempt, as for single calls: a script call sent again would count its decisions twice.
+        this.batchOptions = BatchOptions.defaults().retryAttempts(0)
+                .responseTimeout(RedisCalls.LATE_REPLIES.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Queues a decision to be sent.
+     *
+     * @param call the decision's script call
+     * @param late given the reply when it comes after the returned stage failed
+     * @return its reply's bytes; or failed with {@link TimeoutException} when it was sent and had
+     *         no reply in time, {@link StoreOverloadedException} when it was not sent in time,
+     *         or what Redis or the client failed it with
+     */
+    CompletableFuture<byte[]> send(Call call, Consumer<byte[]> late) {
+        Pending pending = new Pending(call, late, new CompletableFuture<>(), System.nanoTime());
+        if (queued.incrementAndGet() > maxQueued) {
+            queued.decrementAndGet();
+            overload(pending, maxQueued + " decisions are waiting to be sent");
+            return pending.reply;
+        }
         (call.reserves() ? reserving : queue).add(pending);
         drain();
         return pending.reply;
     }
 
+    @Override
+    public int queued() {
+        return queued.get();
+    }
+
+    @Override
+    public int capacity() {
+        return maxQueued;
+    }
+
+    @Override
+    public long overloaded() {
+        return overloaded.sum();
+    }
+
     /**
-     * Sends what is queued while fewer than two sends are in flight. A send that comes back, or
-     * outlives the store's timeout, drains again, so a call queued while two were in flight leaves
-     * with the next batch.
+     * Sends what is queued while fewer than two script calls are in flight. One that comes back,
+     * or times out, drains again, so a decision queued meanwhile leaves with the next.
      */
     private void drain() {
         while (!queue.isEmpty() || !reserving.isEmpty() && !reservingInFlight.get()) {
@@ -94,66 +172,240 @@ final class ScriptPipeline {
             if (!inFlight.compareAndSet(sending, sending + 1)) {
                 continue;
             }
-            List<Pending> batch = new ArrayList<>();
-            // Only the send that holds the flag takes calls that may reserve, in the order they came.
+            // Only the send that holds the flag takes decisions that may reserve, in the order they came.
             boolean carriesReserving = !reserving.isEmpty() && reservingInFlight.compareAndSet(false, true);
-            Pending next;
-            while (carriesReserving && batch.size() < MAX_BATCH && (next = reserving.poll()) != null) {
+            List<Pending> batch = new ArrayList<>(Math.min(batchSize, queued.get()));
+            if (carriesReserving) {
+                take(reserving, batch);
+            }
+            take(queue, batch);
+            if (batch.isEmpty()) {
+                done(carriesReserving);
+                continue;
+            }
+            if (breaker.state() == StoreCircuitBreaker.State.OPEN) {
+                // The breaker opened while these waited: they fail now, as later decisions do.
+                batch.forEach(pending -> pending.reply.completeExceptionally(breaker.rejection()));
+                done(carriesReserving);
+                continue;
+            }
+            InFlight sent = new InFlight(batch, carriesReserving, System.nanoTime());
+            sent.schedule(timeoutNanos);
+            redis.sendFrom(() -> send(sent));
+        }
+    }
+
+    /** Moves up to a batch's worth from a queue, refusing those that waited too long. */
+    private void take(Queue<Pending> from, List<Pending> batch) {
+        long now = System.nanoTime();
+        Pending next;
+        while (batch.size() < batchSize && (next = from.poll()) != null) {
+            queued.decrementAndGet();
+            if (now - next.queuedAt > maxQueueWaitNanos) {
+                overload(next, "a decision waited " + TimeUnit.NANOSECONDS.toMillis(now - next.queuedAt)
+                        + " ms to be sent");
+            } else {
                 batch.add(next);
             }
-            while (batch.size() < MAX_BATCH && (next = queue.poll()) != null) {
-                batch.add(next);
-            }
-            CompletableFuture<?> sent = switch (batch.size()) {
-                case 0 -> CompletableFuture.completedFuture(null);
-                case 1 -> sendAlone(batch.get(0));
-                default -> sendTogether(batch);
-            };
-            sent.copy().completeOnTimeout(null, sendTimeoutMillis, TimeUnit.MILLISECONDS).whenComplete((done, failure) -> {
-                if (carriesReserving) {
-                    reservingInFlight.set(false);
+        }
+    }
+
+    private void requeue(Pending pending) {
+        queued.incrementAndGet();
+        queue.add(pending);
+        drain();
+    }
+
+    private void overload(Pending pending, String why) {
+        overloaded.increment();
+        pending.reply.completeExceptionally(new StoreOverloadedException("Rate limit store overloaded: " + why,
+                RedisCalls.RETRY_AFTER));
+    }
+
+    /** A send is over: replied, failed or timed out. */
+    private void done(boolean carriedReserving) {
+        if (carriedReserving) {
+            reservingInFlight.set(false);
+        }
+        inFlight.decrementAndGet();
+        drain();
+    }
+
+    /** Sends the script calls of one send: one per hash slot in a cluster, else one. */
+    private void send(InFlight sent) {
+        if (sent.over.get()) {
+            // Its decisions have had their answer: none is sent late.
+            return;
+        }
+        long serverDeadline = serverClock.deadline(TimeUnit.NANOSECONDS.toMillis(timeoutNanos));
+        // NaN: no deadline, until the server's clock has been seen.
+        double deadline = serverDeadline == ServerClock.NO_DEADLINE ? Double.NaN : serverDeadline;
+        List<List<Pending>> groups = groups(sent.batch);
+        List<CompletableFuture<?>> replies = new ArrayList<>(groups.size());
+        if (groups.size() == 1) {
+            replies.add(evalSha(groups.get(0), deadline, scripts));
+        } else {
+            RBatch pipeline = client.createBatch(batchOptions);
+            RScriptAsync batched = pipeline.getScript(DecisionCodec.INSTANCE);
+            groups.forEach(group -> replies.add(evalSha(group, deadline, batched)));
+            pipeline.executeAsync().whenComplete((result, failure) -> {
+                if (failure != null) {
+                    // A send that fails as a whole (no connection) may leave its calls unanswered.
+                    sent.batch.forEach(pending -> pending.fail(RedisCalls.unwrap(failure)));
                 }
-                inFlight.decrementAndGet();
-                drain();
             });
         }
+        CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).whenComplete((all, failure) -> sent.over());
     }
 
-    private CompletableFuture<?> sendAlone(Pending pending) {
-        Call call = pending.call;
-        CompletableFuture<byte[]> reply = script.<byte[]>evalShaAsync(call.slotKey(),
-                RScript.Mode.READ_WRITE, sha, RScript.ReturnType.VALUE, call.keys(), call.arguments()).toCompletableFuture();
-        reply.whenComplete(pending::complete);
-        return reply;
-    }
-
-    private CompletableFuture<?> sendTogether(List<Pending> batch) {
-        RBatch pipeline = client.createBatch(batchOptions);
-        RScriptAsync scripts = pipeline.getScript(DecisionCodec.INSTANCE);
+    private List<List<Pending>> groups(List<Pending> batch) {
+        if (!cluster) {
+            return List.of(batch);
+        }
+        Map<Integer, List<Pending>> bySlot = new LinkedHashMap<>();
         for (Pending pending : batch) {
-            Call call = pending.call;
-            scripts.<byte[]>evalShaAsync(call.slotKey(), RScript.Mode.READ_WRITE, sha, RScript.ReturnType.VALUE,
-                    call.keys(), call.arguments()).whenComplete(pending::complete);
+            bySlot.computeIfAbsent(pending.call.slot(), slot -> new ArrayList<>()).add(pending);
         }
-        CompletableFuture<?> executed = pipeline.executeAsync().toCompletableFuture();
-        // A batch that fails as a whole (no connection, a timeout) may leave its calls unanswered.
-        executed.whenComplete((result, failure) -> {
-            if (failure != null) {
-                batch.forEach(pending -> pending.reply.completeExceptionally(failure));
-            }
-        });
-        return executed;
+        return new ArrayList<>(bySlot.values());
     }
 
-    /** A call waiting for its reply. */
-    private record Pending(Call call, CompletableFuture<byte[]> reply) {
+    /**
+     * One script call deciding a group's decisions; when the server does not know the script
+     * (after a restart, a failover or {@code SCRIPT FLUSH}), it is loaded where the keys live and
+     * the call sent again.
+     */
+    private CompletableFuture<?> evalSha(List<Pending> group, double deadline, RScriptAsync through) {
+        ScriptCall call = ScriptCall.of(group.stream().map(Pending::call).toList(), deadline);
+        List<Object> keys = call.keys();
+        Object[] arguments = call.arguments();
+        String slotKey = group.get(0).call.slotKey();
+        CompletableFuture<byte[]> reply = through.<byte[]>evalShaAsync(slotKey, RScript.Mode.READ_WRITE, sha,
+                RScript.ReturnType.VALUE, keys, arguments).toCompletableFuture();
+        return reply.exceptionallyCompose(failure -> RedisCalls.unwrap(failure) instanceof RedisNoScriptException
+                ? scripts.scriptLoadAsync(slotKey, script).toCompletableFuture()
+                        .thenCompose(loaded -> scripts.<byte[]>evalShaAsync(slotKey, RScript.Mode.READ_WRITE, sha,
+                                RScript.ReturnType.VALUE, keys, arguments).toCompletableFuture())
+                : CompletableFuture.failedFuture(failure))
+                .whenComplete((replied, failure) -> {
+                    if (failure != null) {
+                        group.forEach(pending -> pending.fail(RedisCalls.unwrap(failure)));
+                        return;
+                    }
+                    for (int p = 0; p < group.size(); p++) {
+                        byte[] figures = ScriptCall.reply(replied, p);
+                        Pending pending = group.get(p);
+                        if (DecisionCodec.figure(figures, 0) == -1 && !pending.call.reserves() && !pending.reply.isDone()) {
+                            // Redis ran it after its deadline, and so did nothing, while its caller still waits: this
+                            // JVM was slow to send it. It goes again with the next send.
+                            serverClock.sample(DecisionCodec.figure(figures, 1));
+                            requeue(pending);
+                        } else {
+                            pending.answer(figures);
+                        }
+                    }
+                });
+    }
 
-        void complete(byte[] result, Throwable failure) {
-            if (failure != null) {
-                reply.completeExceptionally(failure);
-            } else {
-                reply.complete(result);
+    /**
+     * The keys and arguments of one {@code decide.lua} call deciding calls in the order given.
+     *
+     * @param keys      each call's keys in turn
+     * @param arguments each call's id and figures in turn
+     */
+    record ScriptCall(List<Object> keys, Object[] arguments) {
+
+        /**
+         * The script call deciding {@code calls}.
+         *
+         * @param calls    the calls, in the order to decide them
+         * @param deadline the server's time after which none of them is decided, or NaN for none
+         * @return the script call
+         */
+        static ScriptCall of(List<Call> calls, double deadline) {
+            List<Object> keys = new ArrayList<>();
+            Object[] arguments = new Object[2 * calls.size()];
+            int i = 0;
+            for (Call call : calls) {
+                keys.addAll(call.keys());
+                arguments[i++] = call.arguments()[0];
+                arguments[i++] = DecisionCodec.withFigure((byte[]) call.arguments()[1], 2, deadline);
+            }
+            return new ScriptCall(keys, arguments);
+        }
+
+        /**
+         * One call's reply, of the replies of a script call.
+         *
+         * @param replies the script call's reply
+         * @param index   the call's position, from 0
+         * @return its figures, as {@link DecisionCodec#figure} reads them
+         */
+        static byte[] reply(byte[] replies, int index) {
+            return Arrays.copyOfRange(replies, index * REPLY_BYTES, (index + 1) * REPLY_BYTES);
+        }
+    }
+
+    /** A decision waiting for its reply. */
+    private record Pending(Call call, Consumer<byte[]> late, CompletableFuture<byte[]> reply, long queuedAt) {
+
+        void answer(byte[] figures) {
+            if (!reply.complete(figures)) {
+                late.accept(figures);
             }
         }
+
+        void fail(Throwable failure) {
+            reply.completeExceptionally(failure);
+        }
+    }
+
+    /** One send: its decisions, and its deadline. */
+    private final class InFlight {
+
+        private final List<Pending> batch;
+        private final boolean carriesReserving;
+        private final long sentAt;
+        private final AtomicBoolean over = new AtomicBoolean();
+        private int graces;
+
+        InFlight(List<Pending> batch, boolean carriesReserving, long sentAt) {
+            this.batch = batch;
+            this.carriesReserving = carriesReserving;
+            this.sentAt = sentAt;
+        }
+
+        /** Checks the send when {@code delay} has passed from now. */
+        void schedule(long delay) {
+            long due = System.nanoTime() + delay;
+            CompletableFuture.delayedExecutor(delay, TimeUnit.NANOSECONDS).execute(() -> check(due));
+        }
+
+        private void check(long due) {
+            if (over.get()) {
+                return;
+            }
+            if (System.nanoTime() - due > STALL_NANOS && graces < MAX_GRACE_PERIODS) {
+                // The timer fired late: this JVM was not running, and neither was the code reading replies.
+                graces++;
+                schedule(timeoutNanos);
+                return;
+            }
+            TimeoutException timeout = new TimeoutException("sent " + TimeUnit.NANOSECONDS.toMillis(
+                    System.nanoTime() - sentAt) + " ms ago");
+            batch.forEach(pending -> pending.fail(timeout));
+            over();
+        }
+
+        /** The send is replied or timed out, whichever comes first: the next may go. */
+        void over() {
+            if (over.compareAndSet(false, true)) {
+                done(carriesReserving);
+            }
+        }
+    }
+
+    /** The hash slot of a key's hash tag, as Redis Cluster computes it. */
+    static int slot(String hashTag) {
+        return CRC16.crc16(hashTag.getBytes(StandardCharsets.UTF_8)) & 16383;
     }
 }

@@ -1,56 +1,52 @@
--- Decides one call for every tier of one key, atomically, and counts it if it fits, or, for a
--- caller that may wait, reserves it if it will fit in time.
+-- Decides calls, one after the other in the order given, each for every tier of its key,
+-- atomically: a call that fits is counted, and one whose caller may wait is reserved if it will
+-- fit in time. Deciding many calls in one script call spares Redis the cost of a command per
+-- call, and calls on one key read and write its state once for all of them.
 -- The same rules as dev.sluice.InMemoryRateLimitStore (KeyState and TierState), in whole
 -- milliseconds; tiers keep limit x window <= 2^52, so every figure is an exact Lua number.
 --
--- KEYS[i]      tier i's state, a hash whose field v packs six doubles (struct '<dddddd'): the
---              key's latest time and the end of its block, which every tier of the key keeps,
---              the tier's counters s, n and p, and the time the hash expires at (all in ms)
--- KEYS[n + j]  for the j-th SLIDING_LOG tier among the n tiers: its log, a sorted set
--- ARGV[1]      an id unique to this call, which names its SLIDING_LOG entries ('' without such tiers)
--- ARGV[2]      the call's figures, little-endian doubles (struct '<dddd'), then for each tier its
---              algorithm in two characters and its figures ('<c2dddd'):
---                now in epoch ms, or NaN to use the server's TIME
---                cost
---                the server's TIME in epoch ms after which the call is no longer decided, or NaN for
---                no deadline: a call that reaches the server late (it waited behind a paused or
---                stalled server, and its caller has given up) must not be counted
---                the longest the caller waits for a permit, in ms: a call that does not fit now is
---                reserved when every tier is a token bucket and it fits within that (0: never)
---                tier i: algorithm (fw, sw, sl, tb), limit, window ms, countRejected (1 or 0),
---                blockFor ms
+-- ARGV[2c - 1]  call c's id, unique to it, which names its SLIDING_LOG entries ('' without such
+--               tiers)
+-- ARGV[2c]      call c's figures, little-endian doubles (struct '<dddd'), then for each tier its
+--               algorithm in two characters and its figures ('<c2dddd'):
+--                 now in epoch ms, or NaN to use the server's TIME
+--                 cost
+--                 the server's TIME in epoch ms after which the call is no longer decided, or NaN
+--                 for no deadline: a call that reaches the server late (it waited behind a paused
+--                 or stalled server, and its caller has given up) must not be counted
+--                 the longest the caller waits for a permit, in ms: a call that does not fit now
+--                 is reserved when every tier is a token bucket and it fits within that (0: never)
+--                 tier i: algorithm (fw, sw, sl, tb), limit, window ms, countRejected (1 or 0),
+--                 blockFor ms
+-- KEYS          each call's keys in turn: for a call of n tiers, tier i's state, a hash whose
+--               field v packs six doubles (struct '<dddddd'): the key's latest time and the end
+--               of its block, which every tier of the key keeps, the tier's counters s, n and p,
+--               and the time the hash expires at (all in ms); then the log of each of its
+--               SLIDING_LOG tiers, a sorted set. Calls on one key name the same keys again.
 -- Packed, the figures need no parsing, and Redis makes two Lua strings for the arguments of a
 -- call rather than five and more per tier.
--- Returns, packed as little-endian doubles (struct '<ddddddddd'), which the client reads without
--- parsing a number: allowed (1 or 0), limit, remaining, resetAfter ms, retryAfter ms, server
--- TIME ms, the time the call was decided at (for take-back.lua), the binding tier's window ms,
--- the ms until a reserved permit is due (0 when due now); or only -1 and the server's TIME ms
--- ('<dd') when the deadline had passed and nothing was done.
+-- Returns, for each call in turn, nine little-endian doubles (struct '<ddddddddd'), which the
+-- client reads without parsing a number: allowed (1 or 0), limit, remaining, resetAfter ms,
+-- retryAfter ms, server TIME ms, the time the call was decided at (for take-back.lua), the
+-- binding tier's window ms, the ms until a reserved permit is due (0 when due now); or -1, the
+-- server's TIME ms and zeros when the call's deadline had passed and nothing was done for it.
 --
--- Whatever Redis holds, every loop is bounded, by the tiers or by a log's entries: a script that
--- runs on makes Redis answer BUSY to every client. A sliding log's hash and log may disagree
--- (maxmemory evicts one of them, an operator deletes one, a backup restores them apart): the log
--- is the truth, and its permits are counted again from it.
+-- Whatever Redis holds, every loop is bounded, by the calls, their tiers or a log's entries: a
+-- script that runs on makes Redis answer BUSY to every client. A sliding log's hash and log may
+-- disagree (maxmemory evicts one of them, an operator deletes one, a backup restores them
+-- apart): the log is the truth, and its permits are counted again from it.
 --
 -- Written for the server's cost, most of which is calls: into Redis, and into functions. Per
--- tier an HGET and an HSET of one packed field (reading and writing decimal strings cost more
--- than the decision), and a PEXPIRE only when the state must outlive the expiry last set, which
--- is rounded up to the next 1,024 ms of the key's time, so that a bucket or log whose end moves
--- with every call moves it about once a second (a sliding log adds its ZCARD and what its log
--- needs); besides one TIME. Helper functions take the
--- time and the cost as arguments rather than capture them (a captured variable costs an
--- allocation on every call), and divisions round with % rather than math.floor.
+-- key an HGET when first named and an HSET of one packed field at the end (reading and writing
+-- decimal strings cost more than the decision), and a PEXPIRE only when the state must outlive
+-- the expiry last set, which is rounded up to the next 1,024 ms of the key's time, so that a
+-- bucket or log whose end moves with every call moves it about once a second (a sliding log
+-- adds its ZCARD and what its log needs); besides one TIME. Helper functions take the time and
+-- the cost as arguments rather than capture them (a captured variable costs an allocation on
+-- every call), and divisions round with % rather than math.floor.
 
 local time = redis.call('TIME')
 local server_now = time[1] * 1000 + math.floor(time[2] / 1000)
-local figures = ARGV[2]
-local now, cost, deadline, max_wait = struct.unpack('<dddd', figures)
--- Comparisons with NaN are false: no deadline never passes.
-if server_now > deadline then
-  return struct.pack('<dd', -1, server_now)
-end
-if now ~= now then now = server_now end
-local count = (#figures - 32) / 34
 
 -- The permits of a sliding log's entry, named by its call's id and its cost.
 local function permits(member)
@@ -66,62 +62,35 @@ local function count_log(t, entries)
   t.n, t.p = n, entries
 end
 
--- Read every tier; the key's time never runs backwards, even if a clock is set back or
--- instances disagree, and its block is the latest any tier holds.
-local blocked_until = 0
-local tiers = {}
-local logs = 0
-for i = 1, count do
-  local algorithm, limit, window = struct.unpack('<c2dd', figures, 33 + 34 * (i - 1))
-  -- fw: s window start, n count; sw: s, n current count, p previous count;
-  -- sl: n permits in the log, p its entries; tb: n tokens missing, in 1/window units, refilled
-  -- up to at.
-  -- e: when the hash expires, in the key's time.
-  local t = { algorithm = algorithm, limit = limit, window = window, s = false, n = 0, p = 0, at = false, e = 0 }
-  local state = redis.call('HGET', KEYS[i], 'v')
+-- The state of each tier the calls name, by its key: read when first named, decided on by
+-- every call naming it in turn, written back once at the end.
+-- fw: s window start, n count; sw: s, n current count, p previous count; sl: n permits in the
+-- log, p its entries; tb: n tokens missing, in 1/window units, refilled up to at.
+-- latest: the key's time, block: the end of its block (false and 0 while the tier is fresh);
+-- e: when the hash expires, in the key's time; expire: whether the hash must be given e;
+-- logged: whether its log must be; gone: whether the tier is back to full and is deleted;
+-- newest: the time of a sliding log's newest entry, once known.
+local states, named = {}, {}
+
+local function state_of(key, log)
+  local t = states[key]
+  if t then return t end
+  t = { key = key, log = log, s = false, n = 0, p = 0, at = false, latest = false, block = 0, e = 0,
+        expire = false, logged = false, gone = false }
+  local state = redis.call('HGET', key, 'v')
   if state then
-    local latest, block
-    latest, block, t.s, t.n, t.p, t.e = struct.unpack('<dddddd', state)
-    t.at = latest
-    if latest > now then now = latest end
-    if block > blocked_until then blocked_until = block end
+    t.latest, t.block, t.s, t.n, t.p, t.e = struct.unpack('<dddddd', state)
+    t.at = t.latest
   end
-  if algorithm == 'sl' then
-    logs = logs + 1
-    t.log, t.newest, t.added = KEYS[count + logs], false, false
+  if log then
     -- A log that does not hold the entries the hash says (one of them is gone, they were
     -- restored apart, or the state is of a version that did not keep p) is counted again.
-    local entries = redis.call('ZCARD', t.log)
+    local entries = redis.call('ZCARD', log)
     if entries ~= t.p or (entries == 0 and t.n ~= 0) then count_log(t, entries) end
   end
-  tiers[i] = t
-end
-
--- Rolls each tier forward to now: new windows, entries leaving the log, refills.
-for i = 1, count do
-  local t = tiers[i]
-  local algorithm = t.algorithm
-  if algorithm == 'fw' or algorithm == 'sw' then
-    local start = now - now % t.window
-    if not t.s then
-      t.s = start
-    elseif start > t.s then
-      if algorithm == 'sw' and start - t.window == t.s then t.p = t.n else t.p = 0 end
-      t.s, t.n = start, 0
-    end
-  elseif algorithm == 'sl' then
-    -- An entry exactly one window old no longer counts.
-    local expired = redis.call('ZRANGEBYSCORE', t.log, '-inf', now - t.window)
-    if #expired > 0 then
-      for _, member in ipairs(expired) do t.n = t.n - permits(member) end
-      redis.call('ZREMRANGEBYSCORE', t.log, '-inf', now - t.window)
-      t.p = t.p - #expired
-      if t.n < 0 then count_log(t, t.p) end
-    end
-  else
-    local refill = (now - (t.at or now)) * t.limit
-    if refill >= t.n then t.n = 0 else t.n = t.n - refill end
-  end
+  states[key] = t
+  named[#named + 1] = t
+  return t
 end
 
 -- Permits the tier admits now; negative when counted rejections ran past the limit. Divisions
@@ -140,7 +109,7 @@ end
 -- Counts the call. Counted rejections may run up to one more window's worth past the limit
 -- (never lessening a bucket's deeper debt from reservations); a log keeps at most limit
 -- permits, the newest, one entry per call whatever its cost.
-local function take(t, now, cost)
+local function take(t, now, cost, id)
   local algorithm = t.algorithm
   if algorithm == 'tb' then
     local counted, most = t.n + cost * t.window, 2 * t.limit * t.window
@@ -148,7 +117,7 @@ local function take(t, now, cost)
     if counted > t.n then t.n = counted end
   elseif algorithm == 'sl' then
     -- '%d', not '..': Lua writes a number of 15 digits or more in exponent form.
-    t.p = t.p + redis.call('ZADD', t.log, now, string.format('%s:%d', ARGV[1], cost))
+    t.p = t.p + redis.call('ZADD', t.log, now, string.format('%s:%d', id, cost))
     t.newest, t.added = now, true
     t.n = t.n + cost
     -- Each turn takes an entry, or ends: at most as many turns as the log has entries.
@@ -252,82 +221,163 @@ local function tightest(tiers, now)
   return tiers[best]
 end
 
-local blocked = blocked_until > now
-local fits = not blocked
-for i = 1, count do
-  if fits and available(tiers[i], now) < cost then fits = false end
-end
+-- Decides one call whose keys start after KEYS[first]: its result, and how many keys it named.
+local function decide(id, figures, first)
+  local now, cost, deadline, max_wait = struct.unpack('<dddd', figures)
+  local count = (#figures - 32) / 34
 
--- A call that does not fit now is reserved when every tier is a token bucket that lets it in
--- within max_wait: each runs into debt (up to 2^53 units, so that figures stay exact), and the
--- caller's permit is due after the longest wait.
-local delay = -1
-if not fits and not blocked and max_wait > 0 then
-  delay = 0
+  -- Read every tier; the key's time never runs backwards, even if a clock is set back or
+  -- instances disagree, and its block is the latest any tier holds.
+  local blocked_until = 0
+  local tiers = {}
+  local logs = 0
   for i = 1, count do
-    local t = tiers[i]
-    if t.algorithm ~= 'tb' or t.n > 2 ^ 53 - cost * t.window then
-      delay = -1
-      break
+    local algorithm, limit, window = struct.unpack('<c2dd', figures, 33 + 34 * (i - 1))
+    local log = false
+    if algorithm == 'sl' then
+      logs = logs + 1
+      log = KEYS[first + count + logs]
     end
-    delay = math.max(delay, wait(t, now, cost))
+    tiers[i] = { algorithm = algorithm, limit = limit, window = window, log = log }
   end
-  if delay > max_wait then delay = -1 end
-end
+  -- Comparisons with NaN are false: no deadline never passes.
+  if server_now > deadline then
+    return struct.pack('<ddddddddd', -1, server_now, 0, 0, 0, 0, 0, 0, 0), count + logs
+  end
+  if now ~= now then now = server_now end
+  for i = 1, count do
+    local call_tier = tiers[i]
+    local t = state_of(KEYS[first + i], call_tier.log)
+    t.algorithm, t.limit, t.window = call_tier.algorithm, call_tier.limit, call_tier.window
+    t.added = false
+    if t.latest and t.latest > now then now = t.latest end
+    if t.block > blocked_until then blocked_until = t.block end
+    tiers[i] = t
+  end
 
-local result
-if fits or delay > 0 then
+  -- Rolls each tier forward to now: new windows, entries leaving the log, refills.
   for i = 1, count do
     local t = tiers[i]
-    if fits then take(t, now, cost) else t.n = t.n + cost * t.window end
+    local algorithm = t.algorithm
+    if algorithm == 'fw' or algorithm == 'sw' then
+      local start = now - now % t.window
+      if not t.s then
+        t.s = start
+      elseif start > t.s then
+        if algorithm == 'sw' and start - t.window == t.s then t.p = t.n else t.p = 0 end
+        t.s, t.n = start, 0
+      end
+    elseif algorithm == 'sl' then
+      -- An entry exactly one window old no longer counts.
+      local expired = redis.call('ZRANGEBYSCORE', t.log, '-inf', now - t.window)
+      if #expired > 0 then
+        for _, member in ipairs(expired) do t.n = t.n - permits(member) end
+        redis.call('ZREMRANGEBYSCORE', t.log, '-inf', now - t.window)
+        t.p = t.p - #expired
+        if t.n < 0 then count_log(t, t.p) end
+      end
+    else
+      local refill = (now - (t.at or now)) * t.limit
+      if refill >= t.n then t.n = 0 else t.n = t.n - refill end
+    end
   end
-  local t = tightest(tiers, now)
-  result = struct.pack('<ddddddddd', 1, t.limit, remaining(t, now), reset(t, now), 0, server_now, now, t.window,
-                       fits and 0 or delay)
-else
-  local block = 0
-  for i = 1, count do
-    local t = tiers[i]
-    -- Read only here, which few calls reach: the tier's figures after its algorithm, limit and window.
-    local count_rejected, block_for = struct.unpack('<dd', figures, 33 + 34 * (i - 1) + 18)
-    if not blocked and available(t, now) < cost then block = math.max(block, block_for) end
-    if count_rejected == 1 then take(t, now, cost) end
-  end
-  if block > 0 then blocked_until = now + block end
 
-  -- The binding tier waits longest; if only the block rejects, it is the tightest tier.
-  local binding, longest = nil, 0
+  local blocked = blocked_until > now
+  local fits = not blocked
   for i = 1, count do
-    local tier_wait = wait(tiers[i], now, cost)
-    if tier_wait > longest then binding, longest = tiers[i], tier_wait end
+    if fits and available(tiers[i], now) < cost then fits = false end
   end
-  binding = binding or tightest(tiers, now)
-  local block_left = math.max(0, blocked_until - now)
-  local left = remaining(binding, now)
-  if block_left > 0 then left = 0 end
-  result = struct.pack('<ddddddddd', 0, binding.limit, left, math.max(block_left, reset(binding, now)),
-                       math.max(block_left, longest), server_now, now, binding.window, 0)
-end
 
--- Every tier keeps the key's time and block, and lives as long as its own state or the block;
--- a tier back to full, with no block, equals a fresh one and is deleted.
-local block_left = 0
-if blocked_until > now then block_left = blocked_until - now end
-for i = 1, count do
-  local t = tiers[i]
-  local keep = reset(t, now)
-  if block_left > keep then keep = block_left end
-  if keep == 0 then
-    if t.log then redis.call('DEL', KEYS[i], t.log) else redis.call('DEL', KEYS[i]) end
+  -- A call that does not fit now is reserved when every tier is a token bucket that lets it in
+  -- within max_wait: each runs into debt (up to 2^53 units, so that figures stay exact), and the
+  -- caller's permit is due after the longest wait.
+  local delay = -1
+  if not fits and not blocked and max_wait > 0 then
+    delay = 0
+    for i = 1, count do
+      local t = tiers[i]
+      if t.algorithm ~= 'tb' or t.n > 2 ^ 53 - cost * t.window then
+        delay = -1
+        break
+      end
+      delay = math.max(delay, wait(t, now, cost))
+    end
+    if delay > max_wait then delay = -1 end
+  end
+
+  local result
+  if fits or delay > 0 then
+    for i = 1, count do
+      local t = tiers[i]
+      if fits then take(t, now, cost, id) else t.n = t.n + cost * t.window end
+    end
+    local t = tightest(tiers, now)
+    result = struct.pack('<ddddddddd', 1, t.limit, remaining(t, now), reset(t, now), 0, server_now, now, t.window,
+                         fits and 0 or delay)
   else
-    local expires = now + keep
-    expires = expires + (-expires) % 1024
-    local later = expires > t.e
-    if later then t.e = expires end
-    redis.call('HSET', KEYS[i], 'v', struct.pack('<dddddd', now, blocked_until, t.s or 0, t.n, t.p, t.e))
-    if later then redis.call('PEXPIRE', KEYS[i], expires - now) end
-    -- Redis deletes a log its last entry left, and an entry added makes it again, without expiry.
-    if t.log and (later or t.added) then redis.call('PEXPIRE', t.log, t.e - now) end
+    local block = 0
+    for i = 1, count do
+      local t = tiers[i]
+      -- Read only here, which few calls reach: the tier's figures after its algorithm, limit and window.
+      local count_rejected, block_for = struct.unpack('<dd', figures, 33 + 34 * (i - 1) + 18)
+      if not blocked and available(t, now) < cost then block = math.max(block, block_for) end
+      if count_rejected == 1 then take(t, now, cost, id) end
+    end
+    if block > 0 then blocked_until = now + block end
+
+    -- The binding tier waits longest; if only the block rejects, it is the tightest tier.
+    local binding, longest = nil, 0
+    for i = 1, count do
+      local tier_wait = wait(tiers[i], now, cost)
+      if tier_wait > longest then binding, longest = tiers[i], tier_wait end
+    end
+    binding = binding or tightest(tiers, now)
+    local block_left = math.max(0, blocked_until - now)
+    local left = remaining(binding, now)
+    if block_left > 0 then left = 0 end
+    result = struct.pack('<ddddddddd', 0, binding.limit, left, math.max(block_left, reset(binding, now)),
+                         math.max(block_left, longest), server_now, now, binding.window, 0)
+  end
+
+  -- Every tier keeps the key's time and block, and lives as long as its own state or the block;
+  -- a tier back to full, with no block, equals a fresh one and is deleted.
+  local block_left = 0
+  if blocked_until > now then block_left = blocked_until - now end
+  for i = 1, count do
+    local t = tiers[i]
+    local keep = reset(t, now)
+    if block_left > keep then keep = block_left end
+    if keep == 0 then
+      if t.log then redis.call('DEL', t.log) end
+      t.s, t.n, t.p, t.at, t.latest, t.block, t.e, t.newest = false, 0, 0, false, false, 0, 0, false
+      t.expire, t.logged, t.gone = false, false, true
+    else
+      local expires = now + keep
+      expires = expires + (-expires) % 1024
+      if expires > t.e then t.e, t.expire = expires, true end
+      -- Redis deletes a log its last entry left, and an entry added makes it again, without expiry.
+      if t.log and (t.expire or t.added) then t.logged = true end
+      t.at, t.latest, t.block, t.gone = now, now, blocked_until, false
+    end
+  end
+  return result, count + logs
+end
+
+local results = {}
+local first = 0
+for c = 1, #ARGV / 2 do
+  local keys
+  results[c], keys = decide(ARGV[2 * c - 1], ARGV[2 * c], first)
+  first = first + keys
+end
+
+for _, t in ipairs(named) do
+  if t.gone then
+    redis.call('DEL', t.key)
+  else
+    redis.call('HSET', t.key, 'v', struct.pack('<dddddd', t.latest, t.block, t.s or 0, t.n, t.p, t.e))
+    if t.expire then redis.call('PEXPIRE', t.key, t.e - t.latest) end
+    if t.logged then redis.call('PEXPIRE', t.log, t.e - t.latest) end
   end
 end
-return result
+return table.concat(results)

@@ -31,7 +31,8 @@ import org.redisson.api.RedissonClient;
  * for callers that wait) must get identical decisions. Each seed is one reproducible history;
  * half of them count in millions of permits, with costs to match, where a store keeping an entry
  * per permit would differ in time and memory; every third has only token buckets, which
- * reservations run into debt.
+ * reservations run into debt. Calls decided many to a script call, on one key or several, in the
+ * order given, get the decisions the in-memory store makes deciding them one by one.
  */
 @ExtendWith(RedisExtension.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -90,6 +91,53 @@ class DifferentialTest {
                 Decision expected = reference.tryAcquire(key, tiers, cost);
                 Decision actual = redis.tryAcquire(key, tiers, cost);
                 assertThat(actual).as("seed %d, step %d, %s, cost %d", seed, step, tiers, cost).isEqualTo(expected);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10})
+    void decidesCallsSentTogetherAsTheInMemoryStoreDecidesThemOneByOne(long seed) {
+        Random random = new Random(seed);
+        MutableClock clock = new MutableClock(Instant.ofEpochMilli(5_000_000_000_000L + random.nextInt(1_000_000)));
+        RateLimitStore reference = InMemoryRateLimitStore.builder().clock(clock).build();
+        RedissonRateLimitStore redis = RedissonRateLimitStore.builder(client).clock(clock).build();
+        long scale = random.nextBoolean() ? 1 : 1_000_000;
+        // A few keys, each with tiers of its own, so that a script call names some keys many times.
+        List<String> keys = new ArrayList<>();
+        List<List<Tier>> tiersOf = new ArrayList<>();
+        for (int k = 0; k < 1 + random.nextInt(3); k++) {
+            keys.add("together:" + seed + ":" + k + ":" + clock.instant().toEpochMilli());
+            tiersOf.add(tiers(random, scale, seed % 3 == 0));
+        }
+
+        for (int step = 0; step < 30; step++) {
+            if (random.nextInt(4) == 0) {
+                clock.advanceMillis(random.nextInt(3_000));
+            }
+            List<RedissonRateLimitStore.Call> calls = new ArrayList<>();
+            List<Object> expected = new ArrayList<>();
+            for (int c = 0; c < 1 + random.nextInt(40); c++) {
+                int k = random.nextInt(keys.size());
+                if (random.nextInt(20) == 0) {
+                    tiersOf.set(k, changeALimit(random, tiersOf.get(k), scale));
+                }
+                List<Tier> tiers = tiersOf.get(k);
+                long smallest = tiers.stream().mapToLong(Tier::limit).min().orElseThrow();
+                long cost = 1 + random.nextLong(Math.min(smallest, 3 * scale));
+                long maxWait = random.nextInt(3) == 0 ? random.nextInt(8_000) : 0;
+                calls.add(redis.call(keys.get(k), tiers, cost, maxWait));
+                expected.add(maxWait > 0 ? reference.reserve(keys.get(k), tiers, cost, Duration.ofMillis(maxWait))
+                        : reference.tryAcquire(keys.get(k), tiers, cost));
+            }
+
+            List<byte[]> replies = DecideScript.run(client, calls, Double.NaN);
+
+            for (int c = 0; c < calls.size(); c++) {
+                Object actual = expected.get(c) instanceof Reservation ? redis.reservation(replies.get(c))
+                        : redis.decision(replies.get(c));
+                assertThat(actual).as("seed %d, step %d, call %d of %d", seed, step, c, calls.size())
+                        .isEqualTo(expected.get(c));
             }
         }
     }

@@ -7,7 +7,6 @@ import dev.sluice.InMemoryRateLimitStore;
 import dev.sluice.Tier;
 import dev.sluice.annotation.Algorithm;
 import dev.sluice.benchmarks.RedisSubject.Limits;
-import dev.sluice.redisson.RedissonClientConfigs;
 import dev.sluice.redisson.testing.RedisServer;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.Bucket;
@@ -27,9 +26,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
-import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 /**
  * Memory per key. In the JVM: the heap a limiter holds per key once every key has had one call,
@@ -143,10 +140,8 @@ public final class MemoryFootprint {
     private static List<Row> inRedis() {
         List<Row> rows = new ArrayList<>();
         try (RedisServer server = RedisServer.start()) {
-            Config defaults = new Config();
-            defaults.useSingleServer().setAddress(server.address());
-            RedissonClient tuned = Redisson.create(RedissonClientConfigs.singleServer(server.address()));
-            RedissonClient untuned = Redisson.create(defaults);
+            RedissonClient tuned = RedisSubject.Client.TUNED.connect(server.address());
+            RedissonClient untuned = RedisSubject.Client.DEFAULT.connect(server.address());
             try {
                 for (RedisSubject subject : RedisSubject.all(LIMITS)) {
                     if (subject.sluice() && subject.client() == RedisSubject.Client.DEFAULT) {

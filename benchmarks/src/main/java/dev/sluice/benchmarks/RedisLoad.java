@@ -6,7 +6,6 @@ import dev.sluice.Tier;
 import dev.sluice.annotation.Algorithm;
 import dev.sluice.benchmarks.RedisSubject.Decider;
 import dev.sluice.benchmarks.RedisSubject.Limits;
-import dev.sluice.redisson.RedissonClientConfigs;
 import dev.sluice.redisson.RedissonRateLimitStore;
 import dev.sluice.redisson.testing.RedisServer;
 import java.io.ByteArrayOutputStream;
@@ -22,7 +21,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -34,9 +32,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
-import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 /**
  * Decisions through Redis under load: Sluice's stores beside Redisson's {@code RRateLimiter} and
@@ -93,12 +89,7 @@ public final class RedisLoad {
         try (RedisServer server = RedisServer.start()) {
             redisVersion = infoField(server.cli("INFO", "server"), "redis_version");
             String sha = server.cli("SCRIPT", "LOAD", resource("/dev/sluice/redisson/decide.lua"));
-            Map<RedisSubject.Client, RedissonClient> clients = new EnumMap<>(RedisSubject.Client.class);
-            clients.put(RedisSubject.Client.TUNED,
-                    Redisson.create(RedissonClientConfigs.singleServer(server.address())));
-            Config defaults = new Config();
-            defaults.useSingleServer().setAddress(server.address());
-            clients.put(RedisSubject.Client.DEFAULT, Redisson.create(defaults));
+            Map<RedisSubject.Client, RedissonClient> clients = RedisSubject.Client.connectAll(server.address());
             try {
                 checkScriptCall(server, sha, clients.get(RedisSubject.Client.TUNED));
                 // Compiles Redisson, netty and the store before the first row, which would otherwise pay for it.

@@ -1,25 +1,32 @@
 package dev.sluice.benchmarks;
 
+import dev.sluice.Decision;
 import dev.sluice.LocalSyncRateLimitStore;
 import dev.sluice.RateLimitStore;
 import dev.sluice.Tier;
 import dev.sluice.annotation.Algorithm;
 import dev.sluice.redisson.Bucket4jRedissonStore;
+import dev.sluice.redisson.RedissonClientConfigs;
 import dev.sluice.redisson.RedissonRateLimitStore;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.BucketConfiguration;
+import io.github.bucket4j.distributed.AsyncBucketProxy;
 import io.github.bucket4j.distributed.BucketProxy;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.redis.redisson.Bucket4jRedisson;
 import io.github.bucket4j.redis.redisson.cas.RedissonBasedProxyManager;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import org.redisson.Redisson;
 import org.redisson.api.RRateLimiter;
 import org.redisson.api.RateType;
 import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
 
 /**
  * Something that decides calls through Redis in {@link RedisLoad} and {@link MemoryFootprint}:
@@ -34,8 +41,15 @@ import org.redisson.api.RedissonClient;
  */
 record RedisSubject(String name, Client client, boolean sluice, List<Tier> scriptTiers, Opener opener) {
 
+    /** How many {@code RRateLimiter}s get their rate set at once, so that many keys do not time out the client. */
+    private static final int SETTING_AT_ONCE = 10_000;
+
     /** The name of Redisson's {@code RRateLimiter}, which Sluice's rows are divided by. */
     static final String REDISSON_RATE_LIMITER = "Redisson RRateLimiter";
+    /** The name of Sluice's Redis store as built by default, deciding many calls per script call. */
+    static final String BATCHED = "Sluice SLIDING_WINDOW, batched (default)";
+    /** The name of Sluice's Redis store sending one script call per decision. */
+    static final String ONE_CALL_PER_DECISION = "Sluice SLIDING_WINDOW, batchSize(1)";
     /** The name of Sluice's local counting, synced with Redis once a second. */
     static final String LOCAL_SYNC = "Sluice LocalSyncRateLimitStore, SLIDING_WINDOW, 1 s sync";
 
@@ -60,6 +74,37 @@ record RedisSubject(String name, Client client, boolean sluice, List<Tier> scrip
         String label() {
             return label;
         }
+
+        /**
+         * Creates a client of this kind.
+         *
+         * @param address the server's address, {@code redis://host:port}
+         * @return the client, to be shut down by the caller
+         */
+        RedissonClient connect(String address) {
+            return switch (this) {
+                case TUNED -> Redisson.create(RedissonClientConfigs.singleServer(address));
+                case DEFAULT -> {
+                    Config defaults = new Config();
+                    defaults.useSingleServer().setAddress(address);
+                    yield Redisson.create(defaults);
+                }
+            };
+        }
+
+        /**
+         * One client of each kind.
+         *
+         * @param address the server's address
+         * @return the clients, to be shut down by the caller
+         */
+        static Map<Client, RedissonClient> connectAll(String address) {
+            Map<Client, RedissonClient> clients = new EnumMap<>(Client.class);
+            for (Client client : values()) {
+                clients.put(client, client.connect(address));
+            }
+            return clients;
+        }
     }
 
     /** Prepares a subject for a set of keys: limiters made, limits set. */
@@ -76,17 +121,25 @@ record RedisSubject(String name, Client client, boolean sluice, List<Tier> scrip
         Decider open(RedissonClient client, String[] keys);
     }
 
-    /** Decides one call, blocking until the answer. */
-    @FunctionalInterface
+    /** Decides calls, blocking until the answer or not. */
     interface Decider {
 
         /**
-         * Decides a call.
+         * Decides a call, blocking until the answer.
          *
          * @param key the index of the call's key
          * @return whether the call was admitted
          */
         boolean decide(int key);
+
+        /**
+         * Decides a call without blocking the calling thread.
+         *
+         * @param key the index of the call's key
+         * @return whether the call was admitted, when decided; a call that got no decision
+         *         completes it exceptionally
+         */
+        CompletionStage<Boolean> decideAsync(int key);
     }
 
     /**
@@ -145,11 +198,28 @@ record RedisSubject(String name, Client client, boolean sluice, List<Tier> scrip
         List<Tier> tokenBucket = List.of(limits.tier(Algorithm.TOKEN_BUCKET));
         subjects.add(new RedisSubject("Sluice Bucket4jRedissonStore, TOKEN_BUCKET", Client.TUNED, true, List.of(),
                 (client, keys) -> store(Bucket4jRedissonStore.builder(client).build(), keys, tokenBucket)));
-        subjects.add(new RedisSubject(REDISSON_RATE_LIMITER, Client.DEFAULT, false, List.of(),
-                (client, keys) -> redissonRateLimiters(client, keys, limits)));
+        subjects.add(redissonRateLimiter(limits));
         subjects.add(new RedisSubject("Bucket4j RedissonBasedProxyManager", Client.DEFAULT, false, List.of(),
                 (client, keys) -> bucket4jProxies(client, keys, limits)));
         return subjects;
+    }
+
+    /**
+     * Sluice's Redis store built by default, sending many decisions per script call; the same
+     * store sending one script call per decision ({@code batchSize(1)}); and Redisson's
+     * {@code RRateLimiter}. Sluice's as in {@link #all}: a sliding window on the tuned client.
+     *
+     * @param limits the limits they all apply
+     * @return the subjects, the batched store first
+     */
+    static List<RedisSubject> batching(Limits limits) {
+        List<Tier> slidingWindow = List.of(limits.tier(Algorithm.SLIDING_WINDOW));
+        return List.of(
+                new RedisSubject(BATCHED, Client.TUNED, true, slidingWindow, (client, keys) -> store(
+                        RedissonRateLimitStore.builder(client).build(), keys, slidingWindow)),
+                new RedisSubject(ONE_CALL_PER_DECISION, Client.TUNED, true, slidingWindow, (client, keys) -> store(
+                        RedissonRateLimitStore.builder(client).batchSize(1).build(), keys, slidingWindow)),
+                redissonRateLimiter(limits));
     }
 
     private static RedisSubject luaStore(String name, Client client, List<Tier> tiers) {
@@ -157,28 +227,58 @@ record RedisSubject(String name, Client client, boolean sluice, List<Tier> scrip
                 (redisson, keys) -> store(RedissonRateLimitStore.builder(redisson).build(), keys, tiers));
     }
 
-    /** A Sluice store as it is built by default: the 100 ms timeout and the circuit breaker included. */
-    private static Decider store(RateLimitStore store, String[] keys, List<Tier> tiers) {
-        return key -> store.tryAcquire(keys[key], tiers, 1).allowed();
+    private static RedisSubject redissonRateLimiter(Limits limits) {
+        return new RedisSubject(REDISSON_RATE_LIMITER, Client.DEFAULT, false, List.of(),
+                (client, keys) -> redissonRateLimiters(client, keys, limits));
     }
 
-    /** One {@code RRateLimiter} per key, its rate set first ({@code trySetRate}), then {@code tryAcquire()}. */
+    /** A Sluice store as it is built by default: the 100 ms timeout and the circuit breaker included. */
+    private static Decider store(RateLimitStore store, String[] keys, List<Tier> tiers) {
+        return new Decider() {
+            @Override
+            public boolean decide(int key) {
+                return store.tryAcquire(keys[key], tiers, 1).allowed();
+            }
+
+            @Override
+            public CompletionStage<Boolean> decideAsync(int key) {
+                return store.tryAcquireAsync(keys[key], tiers, 1).thenApply(Decision::allowed);
+            }
+        };
+    }
+
+    /**
+     * One {@code RRateLimiter} per key, its rate set first ({@code trySetRate}, at most
+     * {@value #SETTING_AT_ONCE} keys at a time), then {@code tryAcquire()}.
+     */
     private static Decider redissonRateLimiters(RedissonClient client, String[] keys, Limits limits) {
         RRateLimiter[] limiters = new RRateLimiter[keys.length];
-        List<CompletableFuture<Boolean>> rates = new ArrayList<>();
-        for (int i = 0; i < keys.length; i++) {
-            limiters[i] = client.getRateLimiter(keys[i]);
-            rates.add(limiters[i].trySetRateAsync(RateType.OVERALL, limits.limit(), limits.window())
-                    .toCompletableFuture());
+        for (int from = 0; from < keys.length; from += SETTING_AT_ONCE) {
+            List<CompletableFuture<Boolean>> rates = new ArrayList<>();
+            for (int i = from; i < Math.min(keys.length, from + SETTING_AT_ONCE); i++) {
+                limiters[i] = client.getRateLimiter(keys[i]);
+                rates.add(limiters[i].trySetRateAsync(RateType.OVERALL, limits.limit(), limits.window())
+                        .toCompletableFuture());
+            }
+            CompletableFuture.allOf(rates.toArray(CompletableFuture[]::new)).join();
         }
-        CompletableFuture.allOf(rates.toArray(CompletableFuture[]::new)).join();
-        return key -> limiters[key].tryAcquire();
+        return new Decider() {
+            @Override
+            public boolean decide(int key) {
+                return limiters[key].tryAcquire();
+            }
+
+            @Override
+            public CompletionStage<Boolean> decideAsync(int key) {
+                return limiters[key].tryAcquireAsync();
+            }
+        };
     }
 
     /**
      * One Bucket4j bucket per key, refilled greedily, through Bucket4j's own compare-and-swap
      * proxy manager, with keys expiring ten seconds after the bucket is full again, as Bucket4j's
-     * documentation shows it.
+     * documentation shows it; asynchronously, through the same manager's asynchronous proxies.
      */
     private static Decider bucket4jProxies(RedissonClient client, String[] keys, Limits limits) {
         RedissonBasedProxyManager<String> buckets = Bucket4jRedisson
@@ -191,9 +291,22 @@ record RedisSubject(String name, Client client, boolean sluice, List<Tier> scrip
                         .refillGreedy(limits.limit(), limits.window()).build())
                 .build();
         BucketProxy[] proxies = new BucketProxy[keys.length];
+        AsyncBucketProxy[] asyncProxies = new AsyncBucketProxy[keys.length];
         for (int i = 0; i < keys.length; i++) {
             proxies[i] = buckets.builder().build(keys[i], () -> configuration);
+            asyncProxies[i] = buckets.asAsync().builder()
+                    .build(keys[i], () -> CompletableFuture.completedFuture(configuration));
         }
-        return key -> proxies[key].tryConsume(1);
+        return new Decider() {
+            @Override
+            public boolean decide(int key) {
+                return proxies[key].tryConsume(1);
+            }
+
+            @Override
+            public CompletionStage<Boolean> decideAsync(int key) {
+                return asyncProxies[key].tryConsume(1);
+            }
+        };
     }
 }

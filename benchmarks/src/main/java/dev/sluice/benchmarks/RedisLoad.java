@@ -28,6 +28,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
@@ -184,6 +185,7 @@ public final class RedisLoad {
      * @param clientCpuMicros        the client JVM's CPU time per decision
      * @param clientBytes            what the client JVM allocated per decision
      * @param serverCpuMicros        the server's CPU time per decision
+     * @param netBytes               bytes the server read and wrote per decision, on all connections
      * @param scriptMicrosPerCall    the server's time per script call, from its command statistics
      * @param scriptCallsPerDecision script calls per decision
      * @param failures               calls that got no decision (the store's timeout, its circuit
@@ -193,7 +195,8 @@ public final class RedisLoad {
                @Nullable String scriptCall, double decisionsPerSecond, @Nullable Double admittedShare,
                @Nullable Double p50Millis, @Nullable Double p99Millis, @Nullable Double p999Millis,
                @Nullable Double clientCpuMicros,
-               @Nullable Double clientBytes, double serverCpuMicros, @Nullable Double scriptMicrosPerCall,
+               @Nullable Double clientBytes, double serverCpuMicros, double netBytes,
+               @Nullable Double scriptMicrosPerCall,
                double scriptCallsPerDecision, long failures) {
 
         /**
@@ -206,21 +209,41 @@ public final class RedisLoad {
         }
     }
 
-    private static Row measure(RedisServer server, Scenario scenario, RedisSubject subject, RedissonClient client,
-                               Duration warmUp, Duration measure) throws InterruptedException {
+    /**
+     * Measures one subject under one scenario: threads call as fast as they can, warm up, then
+     * are measured.
+     *
+     * @param server   the server the client connects to, for its statistics
+     * @param scenario the keys, limits and threads
+     * @param subject  who decides
+     * @param client   the client the subject runs on
+     * @param warmUp   how long the threads call before the measurement
+     * @param measure  how long the measurement lasts
+     * @return the row
+     * @throws InterruptedException when interrupted while the threads call
+     */
+    static Row measure(RedisServer server, Scenario scenario, RedisSubject subject, RedissonClient client,
+                       Duration warmUp, Duration measure) throws InterruptedException {
         String[] keys = new String[scenario.keys()];
         for (int i = 0; i < keys.length; i++) {
             keys[i] = "bench:user-" + i;
         }
         Decider decider = subject.opener().open(client, keys);
-        long from = System.nanoTime() + warmUp.toNanos();
-        long to = from + measure.toNanos();
+        CountDownLatch go = new CountDownLatch(1);
         List<Caller> callers = new ArrayList<>();
         for (int t = 0; t < scenario.threads(); t++) {
-            Caller caller = new Caller(decider, keys.length, from, to);
+            Caller caller = new Caller(decider, keys.length, go);
             caller.start();
             callers.add(caller);
         }
+        // The warm-up starts once every thread has started, which for hundreds takes a while on a busy machine.
+        long from = System.nanoTime() + warmUp.toNanos();
+        long to = from + measure.toNanos();
+        for (Caller caller : callers) {
+            caller.from = from;
+            caller.to = to;
+        }
+        go.countDown();
         parkUntil(from);
         ClientUsage clientBefore = ClientUsage.sample();
         ServerStats serverBefore = ServerStats.sample(server.port());
@@ -244,35 +267,43 @@ public final class RedisLoad {
                 sorted.length / (measure.toNanos() / 1e9), admitted / decisions, percentile(sorted, 0.50),
                 percentile(sorted, 0.99), percentile(sorted, 0.999), clientSpent.cpuNanos() / 1e3 / decisions,
                 clientSpent.allocatedBytes() / decisions, serverSpent.cpuSeconds() * 1e6 / decisions,
+                serverSpent.netBytes() / decisions,
                 serverSpent.scriptCalls() == 0 ? null : serverSpent.scriptMicros() / (double) serverSpent.scriptCalls(),
                 serverSpent.scriptCalls() / decisions, failures);
     }
 
     /**
-     * A calling thread: calls until the end of the measurement, and keeps what falls inside it.
-     * Keys are drawn at random for each call.
+     * A calling thread: once let go, calls until the end of the measurement, and keeps what falls
+     * inside it. Keys are drawn at random for each call.
      */
     private static final class Caller extends Thread {
 
         private final Decider decider;
         private final int keys;
-        private final long from;
-        private final long to;
+        private final CountDownLatch go;
+        /** The measurement, set before the thread is let go. */
+        private long from;
+        private long to;
         /** Room for any row's calls made up front, so that growing it is not counted as the client's garbage. */
         private long[] latencies = new long[1 << 16];
         private int decisions;
         private long admitted;
         private long failures;
 
-        Caller(Decider decider, int keys, long from, long to) {
+        Caller(Decider decider, int keys, CountDownLatch go) {
             this.decider = decider;
             this.keys = keys;
-            this.from = from;
-            this.to = to;
+            this.go = go;
         }
 
         @Override
         public void run() {
+            try {
+                go.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
             ThreadLocalRandom random = ThreadLocalRandom.current();
             for (long start = System.nanoTime(); start < to; start = System.nanoTime()) {
                 int key = keys == 1 ? 0 : random.nextInt(keys);
@@ -304,8 +335,9 @@ public final class RedisLoad {
      * The client JVM's CPU time and allocations so far: the CPU time of the process, and the bytes
      * allocated by each live thread.
      */
-    private record ClientUsage(long cpuNanos, Map<Long, Long> allocatedBytesByThread) {
+    record ClientUsage(long cpuNanos, Map<Long, Long> allocatedBytesByThread) {
 
+        /** Samples the client JVM now. */
         static ClientUsage sample() {
             var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
             long[] ids = threads.getAllThreadIds();
@@ -353,7 +385,8 @@ public final class RedisLoad {
         double scriptCalls = spent.scriptCalls();
         return new Row(scenario.keys(), scenario.traffic(), scenario.threads(), CEILING_CLIENT + ", " + describe(tiers),
                 CEILING_CLIENT, false, describe(tiers), calls / seconds, null, null, null, null, null, null,
-                spent.cpuSeconds() * 1e6 / scriptCalls, spent.scriptMicros() / scriptCalls, scriptCalls / calls, 0);
+                spent.cpuSeconds() * 1e6 / scriptCalls, spent.netBytes() / (double) calls,
+                spent.scriptMicros() / scriptCalls, scriptCalls / calls, 0);
     }
 
     /** Sends raw protocol through {@code redis-cli --pipe}, which must report {@code replies} replies and no error. */
@@ -504,7 +537,8 @@ public final class RedisLoad {
         return sortedNanos[(int) Math.min(sortedNanos.length - 1, Math.floor(quantile * sortedNanos.length))] / 1e6;
     }
 
-    private static Row print(Row row) {
+    /** Prints a row as it is measured, and returns it. */
+    static Row print(Row row) {
         System.out.printf(Locale.ROOT, "%6d key(s) %-9s %2d threads | %-52s %-16s | %8.0f/s p50 %6s p99 %6s"
                         + " p99.9 %6s ms | %d failed%n", row.keys(), row.traffic(), row.threads(), row.subject(),
                 row.client(), row.decisionsPerSecond(), ResultsReport.millis(row.p50Millis()),
@@ -512,18 +546,21 @@ public final class RedisLoad {
         return row;
     }
 
-    private static void parkUntil(long nanoTime) {
+    /** Waits until {@link System#nanoTime()} reaches {@code nanoTime}. */
+    static void parkUntil(long nanoTime) {
         for (long left = nanoTime - System.nanoTime(); left > 0; left = nanoTime - System.nanoTime()) {
             LockSupport.parkNanos(left);
         }
     }
 
-    private static String infoField(String info, String field) {
+    /** The value of a field of an {@code INFO} reply, or {@code unknown}. */
+    static String infoField(String info, String field) {
         return info.lines().filter(line -> line.startsWith(field + ":")).findFirst()
                 .map(line -> line.substring(field.length() + 1).strip()).orElse("unknown");
     }
 
-    private static Duration seconds(String seconds) {
+    /** A duration given in seconds, such as {@code 0.5}. */
+    static Duration seconds(String seconds) {
         return Duration.ofMillis(Math.round(Double.parseDouble(seconds) * 1000));
     }
 

@@ -11,15 +11,22 @@ import java.nio.charset.StandardCharsets;
 import java.util.Set;
 
 /**
- * What a {@code redis-server} has spent so far, from {@code INFO cpu commandstats}, read over a
- * connection of its own so that neither the clients measured nor a {@code redis-cli} process
- * stand in the way: the difference of two samples is what a measurement cost the server.
+ * What a {@code redis-server} has spent so far, from {@code INFO cpu commandstats stats}, read
+ * over a connection of its own so that neither the clients measured nor a {@code redis-cli}
+ * process stand in the way: the difference of two samples is what a measurement cost the server.
  *
  * @param cpuSeconds   the server's CPU time, system and user ({@code used_cpu_sys + used_cpu_user})
  * @param scriptCalls  calls of Lua scripts ({@code EVAL}, {@code EVALSHA} and their read-only forms)
  * @param scriptMicros the time those calls took, in microseconds, commands they ran included
+ * @param netBytes     bytes the server read and wrote on all connections
+ *                     ({@code total_net_input_bytes + total_net_output_bytes}); in a difference,
+ *                     less what the two samples' own {@code INFO} requests and replies added
+ * @param infoBytes    what this sample's own {@code INFO} reply put on the wire, which the server
+ *                     counts only after it was sampled; zero in a difference
  */
-record ServerStats(double cpuSeconds, long scriptCalls, long scriptMicros) {
+record ServerStats(double cpuSeconds, long scriptCalls, long scriptMicros, long netBytes, long infoBytes) {
+
+    private static final byte[] INFO_REQUEST = "INFO cpu commandstats stats\r\n".getBytes(StandardCharsets.US_ASCII);
 
     /**
      * The commands that run scripts. Commands a script runs are counted under their own names as
@@ -38,9 +45,12 @@ record ServerStats(double cpuSeconds, long scriptCalls, long scriptMicros) {
         double cpuSeconds = 0;
         long scriptCalls = 0;
         long scriptMicros = 0;
+        long netBytes = 0;
         for (String line : info.split("\r\n")) {
             if (line.startsWith("used_cpu_sys:") || line.startsWith("used_cpu_user:")) {
                 cpuSeconds += Double.parseDouble(line.substring(line.indexOf(':') + 1));
+            } else if (line.startsWith("total_net_input_bytes:") || line.startsWith("total_net_output_bytes:")) {
+                netBytes += Long.parseLong(line.substring(line.indexOf(':') + 1));
             } else if (line.startsWith("cmdstat_")
                     && SCRIPT_COMMANDS.contains(line.substring("cmdstat_".length(), line.indexOf(':')))) {
                 for (String field : line.substring(line.indexOf(':') + 1).split(",")) {
@@ -52,25 +62,30 @@ record ServerStats(double cpuSeconds, long scriptCalls, long scriptMicros) {
                 }
             }
         }
-        return new ServerStats(cpuSeconds, scriptCalls, scriptMicros);
+        // The reply as sent: "$<length>\r\n<text>\r\n".
+        int length = info.getBytes(StandardCharsets.UTF_8).length;
+        int replyBytes = String.valueOf(length).length() + length + 5;
+        return new ServerStats(cpuSeconds, scriptCalls, scriptMicros, netBytes, replyBytes);
     }
 
     /**
-     * What the server spent between an earlier sample and this one.
+     * What the server spent between an earlier sample and this one. The bytes leave out the
+     * earlier sample's reply and this one's request, which the server counted in between.
      *
      * @param earlier the earlier sample
      * @return the differences
      */
     ServerStats since(ServerStats earlier) {
         return new ServerStats(cpuSeconds - earlier.cpuSeconds, scriptCalls - earlier.scriptCalls,
-                scriptMicros - earlier.scriptMicros);
+                scriptMicros - earlier.scriptMicros, netBytes - earlier.netBytes - earlier.infoBytes
+                - INFO_REQUEST.length, 0);
     }
 
-    /** The reply to {@code INFO cpu commandstats}: one bulk string, {@code $<length>\r\n<text>\r\n}. */
+    /** The reply to {@code INFO cpu commandstats stats}: one bulk string, {@code $<length>\r\n<text>\r\n}. */
     private static String info(int port) {
         try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
             OutputStream out = socket.getOutputStream();
-            out.write("INFO cpu commandstats\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.write(INFO_REQUEST);
             out.flush();
             InputStream in = socket.getInputStream();
             String header = line(in);

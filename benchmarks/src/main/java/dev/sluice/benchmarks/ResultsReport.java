@@ -22,6 +22,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.TreeSet;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -31,6 +32,7 @@ import org.springframework.core.SpringVersion;
 /**
  * Writes {@code RESULTS.md} from what the benchmarks left in the results directory: JMH's JSON
  * files ({@code jmh-*.json}), {@code redis-load.json} from {@link RedisLoad},
+ * {@code redis-batching.json} from {@link RedisBatching},
  * {@code local-sync.json} from {@link LocalSyncOvershoot}, {@code waiting.json} from
  * {@link WaitingCallers} and {@code memory.json} from
  * {@link MemoryFootprint}; a part that did not run is said to be missing.
@@ -40,6 +42,8 @@ import org.springframework.core.SpringVersion;
 public final class ResultsReport {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** The size of the bursts the goal on bursts is about. */
+    private static final int GOAL_BURST = 10_000;
 
     /** JMH benchmarks by method, as the report names them, in the order it shows them. */
     private static final Map<String, String> DECISIONS = labels(
@@ -78,6 +82,9 @@ public final class ResultsReport {
         Path redisFile = results.resolve("redis-load.json");
         RedisLoad.@Nullable Results redis = Files.exists(redisFile)
                 ? JSON.readValue(redisFile.toFile(), RedisLoad.Results.class) : null;
+        Path batchingFile = results.resolve("redis-batching.json");
+        RedisBatching.@Nullable Results batching = Files.exists(batchingFile)
+                ? JSON.readValue(batchingFile.toFile(), RedisBatching.Results.class) : null;
         Path overshootFile = results.resolve("local-sync.json");
         List<LocalSyncOvershoot.Row> overshoot = Files.exists(overshootFile)
                 ? Arrays.asList(JSON.readValue(overshootFile.toFile(), LocalSyncOvershoot.Row[].class)) : List.of();
@@ -110,6 +117,7 @@ public final class ResultsReport {
         machineAndVersions(md, jmh, redis);
         inJvm(md, jmh);
         throughRedis(md, redis);
+        batching(md, batching);
         localSyncOvershoot(md, overshoot);
         waitingCallers(md, waiting);
         memory(md, memory);
@@ -340,6 +348,231 @@ public final class ResultsReport {
                         whole(redisPath.get().scriptCallsPerDecision() * redisPath.get().decisionsPerSecond())));
             }
         }
+    }
+
+    private static void batching(Markdown md, RedisBatching.@Nullable Results batching) {
+        md.section("## Through Redis: decisions batched per script call");
+        if (batching == null) {
+            md.line("Not run: no `redis-batching.json` in the results.");
+            return;
+        }
+        md.line("`RedisBatching`: Sluice's `RedissonRateLimitStore` as built by default, which sends the decisions"
+                + " waiting for it together, many per script call; the same store built with `batchSize(1)`, one"
+                + " script call per decision; both on the *tuned* client, one sliding-window tier; and Redisson's"
+                + " `RRateLimiter` on the *default* client, one per key, its rate set before (`trySetRate(OVERALL,"
+                + " limit, window)`), then `tryAcquire()` or `tryAcquireAsync()`. All three in one run, on a"
+                + " `redis-server` " + batching.redisVersion() + " of its own, emptied before each measurement."
+                + " The limit is 1,000,000,000 a second, never reached, so that every call does the whole work of"
+                + " an admitted decision, except in the limited burst: " + whole(batching.limitedLimit())
+                + " an hour, a window long enough that no burst straddles two.");
+        md.line();
+        md.line("- **Blocking threads** call one hot key as fast as they can, as in \"Through Redis\": each"
+                + " measurement warmed up for " + seconds(batching.warmUpSeconds()) + " then measured for "
+                + seconds(batching.measureSeconds()) + ".");
+        md.line("- **Decisions in flight**: one thread keeps " + whole(batching.inFlight()) + " asynchronous"
+                + " decisions on one hot key outstanding, firing another as each is answered; warmed up and"
+                + " measured as the threads are, counting the answers that came within the measurement.");
+        md.line("- **Bursts**: asynchronous decisions all fired at once from one thread, then awaited, on one hot"
+                + " key, and with every decision a key of its own; each burst on a new store (new limiters) warmed"
+                + String.format(Locale.ROOT, " up first with %,d decisions on %,d keys of their own.",
+                RedisBatching.WARM_UP_ROUNDS * RedisBatching.WARM_UP_ROUND, RedisBatching.WARM_UP_ROUND)
+                + " \"Answered in\" runs from the first"
+                + " fired to the last answered, failures and refusals included; decisions a second divide the"
+                + " burst by it.");
+        md.line();
+        md.line("Decisions are calls admitted or rejected; \"failed\" counts calls that got no decision (Sluice:"
+                + " `StoreUnavailableException`, the store's 100 ms timeout or its circuit breaker; `RRateLimiter`:"
+                + " any exception, named), \"refused\" those the store turned away as overloaded"
+                + " (`StoreOverloadedException`: its queue full, or a decision waited too long to be sent); neither"
+                + " counts as a decision. Client CPU: the process CPU time of the whole client JVM"
+                + " (`OperatingSystemMXBean.getProcessCpuTime`) per decision. Server CPU: `used_cpu_sys +"
+                + " used_cpu_user` of `INFO cpu` per decision. Bytes: `total_net_input_bytes +"
+                + " total_net_output_bytes` of `INFO stats` per decision, every connection, the statistics' own"
+                + " requests left out. Script calls: the calls of `EVAL` and `EVALSHA` in `INFO commandstats`"
+                + " (not `total_commands_processed`); for a burst, from just before it until the server ran no"
+                + " script for " + RedisBatching.QUIET_MILLIS + " ms after it, so late calls and the store taking back"
+                + " late decisions count.");
+        goals(md, batching);
+
+        md.line();
+        md.line("**Blocking threads, one hot key:**");
+        md.line();
+        List<List<String>> threadRows = new ArrayList<>();
+        for (Row row : batching.threads()) {
+            Optional<Row> redisson = batching.threads().stream().filter(other -> other.threads() == row.threads()
+                    && other.subject().equals(RedisSubject.REDISSON_RATE_LIMITER)).findFirst();
+            threadRows.add(List.of(String.valueOf(row.threads()), row.subject(), row.client(),
+                    whole(row.decisionsPerSecond()), row.sluice() && redisson.isPresent()
+                            ? ratio(row.decisionsPerSecond() / redisson.get().decisionsPerSecond()) : "",
+                    millis(row.p50Millis()), millis(row.p99Millis()), millis(row.p999Millis()),
+                    row.clientCpuMicros() == null ? "—" : tenths(row.clientCpuMicros()),
+                    tenths(row.serverCpuMicros()), whole(row.netBytes()), hundredths(row.scriptCallsPerDecision()),
+                    whole(row.failures())));
+        }
+        md.table(List.of("threads", "", "client", "decisions/s", "÷ RRateLimiter", "p50 ms", "p99 ms", "p99.9 ms",
+                "client CPU µs", "server CPU µs", "bytes", "scripts", "failed"), 3, threadRows);
+
+        md.line();
+        md.line("**Decisions in flight, one hot key:**");
+        md.line();
+        Optional<RedisBatching.InFlight> redissonInFlight = batching.inFlights().stream()
+                .filter(row -> row.subject().equals(RedisSubject.REDISSON_RATE_LIMITER)).findFirst();
+        md.table(List.of("in flight", "", "client", "decisions/s", "÷ RRateLimiter", "client CPU µs",
+                "server CPU µs", "bytes", "scripts", "failed", "refused"), 3, batching.inFlights().stream()
+                .map(row -> List.of(whole(row.inFlight()), row.subject(), row.client(),
+                        whole(row.decisionsPerSecond()), !row.subject().equals(RedisSubject.REDISSON_RATE_LIMITER)
+                                && redissonInFlight.isPresent()
+                                ? ratio(row.decisionsPerSecond() / redissonInFlight.get().decisionsPerSecond()) : "",
+                        tenths(row.clientCpuMicros()), tenths(row.serverCpuMicros()), whole(row.netBytes()),
+                        hundredths(row.scriptCallsPerDecision()), whole(row.failed()), whole(row.overloaded())))
+                .toList());
+
+        md.line();
+        md.line("**Bursts:**");
+        md.line();
+        md.table(List.of("keys", "burst", "", "client", "answered in ms", "decisions/s", "admitted", "failed",
+                        "refused", "script calls", "decisions per script call"), 4,
+                batching.bursts().stream().map(ResultsReport::burstRow).toList());
+
+        md.line();
+        md.line(String.format(Locale.ROOT, "**A limited burst:** %,d asynchronous decisions at once on one hot key"
+                + " whose limit is %,d an hour, each subject on an empty server; as many must be admitted as the"
+                + " limit, no more, and no fewer unless calls failed or were refused.", RedisBatching.LIMITED_BURST,
+                batching.limitedLimit()));
+        md.line();
+        md.table(List.of("", "client", "limit", "admitted", "admitted ÷ limit", "rejected", "failed", "refused",
+                        "answered in ms", "script calls"), 2,
+                batching.limitedBursts().stream().map(burst -> List.of(burst.subject(), burst.client(),
+                        whole(batching.limitedLimit()), whole(burst.admitted()),
+                        ratio(burst.admitted() / (double) batching.limitedLimit()), whole(burst.rejected()),
+                        failed(burst), whole(burst.overloaded()), tenths(burst.seconds() * 1e3),
+                        whole(burst.scriptCalls()))).toList());
+    }
+
+    private static List<String> burstRow(RedisBatching.Burst burst) {
+        return List.of(burst.keys() == 1 ? "one hot key" : "one per decision", whole(burst.decisions()),
+                burst.subject(), burst.client(), tenths(burst.seconds() * 1e3), whole(burst.decisions() / burst.seconds()),
+                whole(burst.admitted()), failed(burst), whole(burst.overloaded()), whole(burst.scriptCalls()),
+                burst.scriptCalls() == 0 ? "—" : tenths(burst.decisions() / (double) burst.scriptCalls()));
+    }
+
+    /** Failed calls, with the names of their exceptions. */
+    private static String failed(RedisBatching.Burst burst) {
+        return whole(burst.failed()) + failureNames(burst);
+    }
+
+    /** The names of the exceptions of a burst's failed calls, in parentheses; nothing when none failed. */
+    private static String failureNames(RedisBatching.Burst burst) {
+        return burst.failures().isEmpty() ? "" : " (" + String.join(", ", burst.failures()) + ")";
+    }
+
+    /**
+     * The goals of the batched store against this run's figures: each figure beside its target, the
+     * figure divided by the target, and whether it is met; the same figures of the store sending one
+     * script call per decision and of {@code RRateLimiter} beside them.
+     */
+    private static void goals(Markdown md, RedisBatching.Results batching) {
+        md.line();
+        md.line("**Goals of the batched store**, against this run's figures. \"÷ target\" divides the figure by"
+                + " the target: at least 1 meets an \"at least\" goal, at most 1 an \"at most\" goal. A burst meets"
+                + " its goal when every decision was answered (none failed, none refused) within the time.");
+        md.line();
+        List<List<String>> rows = new ArrayList<>();
+        Optional<Row> redisson16 = threadsRow(batching, RedisSubject.REDISSON_RATE_LIMITER, 16);
+        rows.add(goal("one hot key, 16 threads: decisions/s ÷ RRateLimiter's", Goal.AT_LEAST, 4,
+                ResultsReport::ratio, subject -> threadsRow(batching, subject, 16).flatMap(row -> redisson16
+                        .map(redisson -> Figure.of(row.decisionsPerSecond() / redisson.decisionsPerSecond(),
+                                ResultsReport::ratio)))));
+        rows.add(goal(String.format(Locale.ROOT, "%,d decisions in flight, one hot key: decisions/s",
+                        batching.inFlight()), Goal.AT_LEAST, 150_000, ResultsReport::whole,
+                subject -> batching.inFlights().stream().filter(row -> row.subject().equals(subject)).findFirst()
+                        .map(row -> Figure.of(row.decisionsPerSecond(), ResultsReport::whole))));
+        rows.add(goal("one hot key, 64 threads: server CPU µs per decision", Goal.AT_MOST, 3, ResultsReport::tenths,
+                subject -> threadsRow(batching, subject, 64)
+                        .map(row -> Figure.of(row.serverCpuMicros(), ResultsReport::tenths))));
+        rows.add(goal("one hot key, 16 threads: p99 ms", Goal.AT_MOST, 2, ResultsReport::millis,
+                subject -> threadsRow(batching, subject, 16).map(Row::p99Millis)
+                        .map(p99 -> Figure.of(p99, ResultsReport::millis))));
+        for (boolean hotKey : new boolean[] {true, false}) {
+            rows.add(goal(String.format(Locale.ROOT, "burst of %,d, %s: ms to answer all, none failed or refused",
+                            GOAL_BURST, hotKey ? "one hot key" : "a key per decision"), Goal.UNDER, 500,
+                    ResultsReport::whole, subject -> goalBurst(batching, subject, hotKey).map(burst -> {
+                        long unanswered = burst.failed() + burst.overloaded();
+                        return new Figure(burst.seconds() * 1e3, tenths(burst.seconds() * 1e3) + (unanswered == 0
+                                ? "" : "; " + whole(burst.failed()) + " failed" + failureNames(burst) + ", "
+                                + whole(burst.overloaded()) + " refused"), unanswered > 0);
+                    })));
+        }
+        rows.add(goal(String.format(Locale.ROOT, "limited burst of %,d: admitted", RedisBatching.LIMITED_BURST),
+                Goal.EXACTLY, batching.limitedLimit(), ResultsReport::whole,
+                subject -> batching.limitedBursts().stream().filter(burst -> burst.subject().equals(subject))
+                        .findFirst().map(burst -> Figure.of(burst.admitted(), ResultsReport::whole))));
+        md.table(List.of("goal", "target", "Sluice, batched", "÷ target", "met", "Sluice, batchSize(1)",
+                "RRateLimiter"), 2, rows);
+    }
+
+    /** How a figure must compare with its target. */
+    private enum Goal {
+        AT_LEAST("≥"),
+        AT_MOST("≤"),
+        UNDER("<"),
+        EXACTLY("=");
+
+        final String symbol;
+
+        Goal(String symbol) {
+            this.symbol = symbol;
+        }
+
+        boolean met(double value, double target) {
+            return switch (this) {
+                case AT_LEAST -> value >= target;
+                case AT_MOST -> value <= target;
+                case UNDER -> value < target;
+                case EXACTLY -> value == target;
+            };
+        }
+    }
+
+    /**
+     * One subject's figure for a goal.
+     *
+     * @param value  what is compared with the target
+     * @param shown  the figure as the report shows it
+     * @param misses whether something besides the value misses the goal
+     */
+    private record Figure(double value, String shown, boolean misses) {
+
+        static Figure of(double value, Function<Double, String> format) {
+            return new Figure(value, format.apply(value), false);
+        }
+    }
+
+    /**
+     * One goal's row: its label and target, the batched store's figure, that figure divided by
+     * the target, whether it is met, and the other subjects' figures; "not measured" for a figure
+     * the run has not.
+     */
+    private static List<String> goal(String label, Goal goal, double target, Function<Double, String> format,
+                                     Function<String, Optional<Figure>> figure) {
+        Optional<Figure> batched = figure.apply(RedisSubject.BATCHED);
+        return List.of(label, goal.symbol + " " + format.apply(target),
+                batched.map(Figure::shown).orElse("not measured"),
+                batched.map(f -> hundredths(f.value() / target)).orElse("—"),
+                batched.map(f -> !f.misses() && goal.met(f.value(), target) ? "yes" : "no").orElse("—"),
+                figure.apply(RedisSubject.ONE_CALL_PER_DECISION).map(Figure::shown).orElse("not measured"),
+                figure.apply(RedisSubject.REDISSON_RATE_LIMITER).map(Figure::shown).orElse("not measured"));
+    }
+
+    private static Optional<Row> threadsRow(RedisBatching.Results batching, String subject, int threads) {
+        return batching.threads().stream().filter(row -> row.subject().equals(subject) && row.threads() == threads)
+                .findFirst();
+    }
+
+    private static Optional<RedisBatching.Burst> goalBurst(RedisBatching.Results batching, String subject,
+                                                            boolean hotKey) {
+        return batching.bursts().stream().filter(burst -> burst.subject().equals(subject)
+                && burst.decisions() == GOAL_BURST && (burst.keys() == 1) == hotKey).findFirst();
     }
 
     private static void localSyncOvershoot(Markdown md, List<LocalSyncOvershoot.Row> rows) {

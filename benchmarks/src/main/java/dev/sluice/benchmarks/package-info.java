@@ -3,7 +3,8 @@
  * of decisions and annotated calls in the JVM ({@link dev.sluice.benchmarks.SluiceDecisionBenchmark},
  * {@link dev.sluice.benchmarks.PeerDecisionBenchmark},
  * {@link dev.sluice.benchmarks.AnnotatedCallBenchmark}), load against a {@code redis-server}
- * ({@link dev.sluice.benchmarks.RedisLoad}), memory per key
+ * ({@link dev.sluice.benchmarks.RedisLoad}, and for decisions batched per script call,
+ * {@link dev.sluice.benchmarks.RedisBatching}), memory per key
  * ({@link dev.sluice.benchmarks.MemoryFootprint}), and the report of them all
  * ({@link dev.sluice.benchmarks.ResultsReport}).
  */

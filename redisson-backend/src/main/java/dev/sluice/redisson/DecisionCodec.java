@@ -63,7 +63,18 @@ final class DecisionCodec extends StringCodec {
      */
     static byte[] withFigure(byte[] figures, int index, double value) {
         byte[] copy = figures.clone();
-        DOUBLES.set(copy, index * Double.BYTES, value);
+        setFigure(copy, index, value);
         return copy;
+    }
+
+    /**
+     * Replaces one figure of packed figures.
+     *
+     * @param figures the figures, little-endian doubles from the start
+     * @param index   the figure's position, from 0
+     * @param value   its new value
+     */
+    static void setFigure(byte[] figures, int index, double value) {
+        DOUBLES.set(figures, index * Double.BYTES, value);
     }
 }

@@ -24,6 +24,7 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
@@ -377,6 +378,15 @@ public final class RedissonRateLimitStore implements CountSyncStore {
             return keys.get(0).toString();
         }
 
+        /**
+         * Whether another call is this one again: the same keys and figures, and no sliding log
+         * entries, which each call names with its own id.
+         */
+        boolean sameAs(Call other) {
+            return ((byte[]) arguments[0]).length == 0 && ((byte[]) other.arguments[0]).length == 0
+                    && Arrays.equals((byte[]) arguments[1], (byte[]) other.arguments[1]) && keys.equals(other.keys);
+        }
+
         /** The cluster hash slot of its keys, which share one hash tag. */
         int slot() {
             String key = slotKey();
@@ -386,13 +396,13 @@ public final class RedissonRateLimitStore implements CountSyncStore {
     }
 
     Call call(String key, List<Tier> tiers, long cost, long maxWaitMillis) {
-        long deadline = serverClock.deadline(timeoutMillis);
-        // As decide.lua reads them; NaN: the server's time, no deadline.
-        ByteBuffer figures = ByteBuffer.allocate(32 + 34 * tiers.size()).order(ByteOrder.LITTLE_ENDIAN)
+        // As decide.lua reads them; NaN: the server's time; the deadline, set when the call is sent; one call.
+        ByteBuffer figures = ByteBuffer.allocate(40 + 34 * tiers.size()).order(ByteOrder.LITTLE_ENDIAN)
                 .putDouble(clock == null ? Double.NaN : clock.millis())
                 .putDouble(cost)
-                .putDouble(deadline == ServerClock.NO_DEADLINE ? Double.NaN : deadline)
-                .putDouble(maxWaitMillis);
+                .putDouble(Double.NaN)
+                .putDouble(maxWaitMillis)
+                .putDouble(1);
         boolean logged = false;
         for (Tier tier : tiers) {
             String code = code(tier);

@@ -14,12 +14,16 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import org.redisson.api.BatchOptions;
 import org.redisson.api.RBatch;
 import org.redisson.api.RScript;
@@ -88,6 +92,12 @@ final class ScriptPipeline implements StoreQueue {
     private final AtomicBoolean reservingInFlight = new AtomicBoolean();
     private final LongAdder overloaded = new LongAdder();
     private final RedisCalls redis;
+
+    /**
+     * The timer of every pipeline's sends, one daemon thread for the JVM: a check is a few
+     * completions, and a send that comes back in time cancels its own.
+     */
+    private static final ScheduledExecutorService TIMER = timer();
 
     /** How the pipeline is set up. */
     record Settings(int batchSize, int maxQueued, Duration maxQueueWait, Duration timeout) {
@@ -307,7 +317,8 @@ final class ScriptPipeline implements StoreQueue {
     }
 
     /**
-     * The keys and arguments of one {@code decide.lua} call deciding calls in the order given.
+     * The keys and arguments of one {@code decide.lua} call deciding calls in the order given;
+     * identical calls one after the other are sent once, with their number.
      *
      * @param keys      each call's keys in turn
      * @param arguments each call's id and figures in turn
@@ -323,14 +334,21 @@ final class ScriptPipeline implements StoreQueue {
          */
         static ScriptCall of(List<Call> calls, double deadline) {
             List<Object> keys = new ArrayList<>();
-            Object[] arguments = new Object[2 * calls.size()];
-            int i = 0;
-            for (Call call : calls) {
+            List<Object> arguments = new ArrayList<>();
+            for (int first = 0; first < calls.size(); ) {
+                Call call = calls.get(first);
+                int same = 1;
+                while (first + same < calls.size() && call.sameAs(calls.get(first + same))) {
+                    same++;
+                }
                 keys.addAll(call.keys());
-                arguments[i++] = call.arguments()[0];
-                arguments[i++] = DecisionCodec.withFigure((byte[]) call.arguments()[1], 2, deadline);
+                arguments.add(call.arguments()[0]);
+                byte[] figures = DecisionCodec.withFigure((byte[]) call.arguments()[1], 2, deadline);
+                DecisionCodec.setFigure(figures, 4, same);
+                arguments.add(figures);
+                first += same;
             }
-            return new ScriptCall(keys, arguments);
+            return new ScriptCall(keys, arguments.toArray());
         }
 
         /**
@@ -367,6 +385,7 @@ final class ScriptPipeline implements StoreQueue {
         private final long sentAt;
         private final AtomicBoolean over = new AtomicBoolean();
         private int graces;
+        private volatile @Nullable ScheduledFuture<?> timer;
 
         InFlight(List<Pending> batch, boolean carriesReserving, long sentAt) {
             this.batch = batch;
@@ -377,7 +396,7 @@ final class ScriptPipeline implements StoreQueue {
         /** Checks the send when {@code delay} has passed from now. */
         void schedule(long delay) {
             long due = System.nanoTime() + delay;
-            CompletableFuture.delayedExecutor(delay, TimeUnit.NANOSECONDS).execute(() -> check(due));
+            timer = TIMER.schedule(() -> check(due), delay, TimeUnit.NANOSECONDS);
         }
 
         private void check(long due) {
@@ -399,9 +418,23 @@ final class ScriptPipeline implements StoreQueue {
         /** The send is replied or timed out, whichever comes first: the next may go. */
         void over() {
             if (over.compareAndSet(false, true)) {
+                ScheduledFuture<?> pending = timer;
+                if (pending != null) {
+                    pending.cancel(false);
+                }
                 done(carriesReserving);
             }
         }
+    }
+
+    private static ScheduledExecutorService timer() {
+        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, task -> {
+            Thread thread = new Thread(task, "sluice-redis-timer");
+            thread.setDaemon(true);
+            return thread;
+        });
+        timer.setRemoveOnCancelPolicy(true);
+        return timer;
     }
 
     /** The hash slot of a key's hash tag, as Redis Cluster computes it. */

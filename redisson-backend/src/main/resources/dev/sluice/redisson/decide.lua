@@ -7,7 +7,7 @@
 --
 -- ARGV[2c - 1]  call c's id, unique to it, which names its SLIDING_LOG entries ('' without such
 --               tiers)
--- ARGV[2c]      call c's figures, little-endian doubles (struct '<dddd'), then for each tier its
+-- ARGV[2c]      call c's figures, little-endian doubles (struct '<ddddd'), then for each tier its
 --               algorithm in two characters and its figures ('<c2dddd'):
 --                 now in epoch ms, or NaN to use the server's TIME
 --                 cost
@@ -16,6 +16,8 @@
 --                 or stalled server, and its caller has given up) must not be counted
 --                 the longest the caller waits for a permit, in ms: a call that does not fit now
 --                 is reserved when every tier is a token bucket and it fits within that (0: never)
+--                 how many calls these are: identical concurrent calls (without SLIDING_LOG tiers,
+--                 whose entries each call names) are sent once, and decided one after the other
 --                 tier i: algorithm (fw, sw, sl, tb), limit, window ms, countRejected (1 or 0),
 --                 blockFor ms
 -- KEYS          each call's keys in turn: for a call of n tiers, tier i's state, a hash whose
@@ -25,7 +27,7 @@
 --               SLIDING_LOG tiers, a sorted set. Calls on one key name the same keys again.
 -- Packed, the figures need no parsing, and Redis makes two Lua strings for the arguments of a
 -- call rather than five and more per tier.
--- Returns, for each call in turn, nine little-endian doubles (struct '<ddddddddd'), which the
+-- Returns, for each call in turn (each of identical calls sent once too), nine little-endian doubles (struct '<ddddddddd'), which the
 -- client reads without parsing a number: allowed (1 or 0), limit, remaining, resetAfter ms,
 -- retryAfter ms, server TIME ms, the time the call was decided at (for take-back.lua), the
 -- binding tier's window ms, the ms until a reserved permit is due (0 when due now); or -1, the
@@ -221,10 +223,13 @@ local function tightest(tiers, now)
   return tiers[best]
 end
 
--- Decides one call whose keys start after KEYS[first]: its result, and how many keys it named.
+local results = {}
+
+-- Decides calls with the same figures whose keys start after KEYS[first], adding their results;
+-- returns how many keys they named.
 local function decide(id, figures, first)
-  local now, cost, deadline, max_wait = struct.unpack('<dddd', figures)
-  local count = (#figures - 32) / 34
+  local now, cost, deadline, max_wait, calls = struct.unpack('<ddddd', figures)
+  local count = (#figures - 40) / 34
 
   -- Read every tier; the key's time never runs backwards, even if a clock is set back or
   -- instances disagree, and its block is the latest any tier holds.
@@ -232,7 +237,7 @@ local function decide(id, figures, first)
   local tiers = {}
   local logs = 0
   for i = 1, count do
-    local algorithm, limit, window = struct.unpack('<c2dd', figures, 33 + 34 * (i - 1))
+    local algorithm, limit, window = struct.unpack('<c2dd', figures, 41 + 34 * (i - 1))
     local log = false
     if algorithm == 'sl' then
       logs = logs + 1
@@ -242,7 +247,9 @@ local function decide(id, figures, first)
   end
   -- Comparisons with NaN are false: no deadline never passes.
   if server_now > deadline then
-    return struct.pack('<ddddddddd', -1, server_now, 0, 0, 0, 0, 0, 0, 0), count + logs
+    local late = struct.pack('<ddddddddd', -1, server_now, 0, 0, 0, 0, 0, 0, 0)
+    for _ = 1, calls do results[#results + 1] = late end
+    return count + logs
   end
   if now ~= now then now = server_now end
   for i = 1, count do
@@ -282,61 +289,75 @@ local function decide(id, figures, first)
     end
   end
 
-  local blocked = blocked_until > now
-  local fits = not blocked
-  for i = 1, count do
-    if fits and available(tiers[i], now) < cost then fits = false end
-  end
-
-  -- A call that does not fit now is reserved when every tier is a token bucket that lets it in
-  -- within max_wait: each runs into debt (up to 2^53 units, so that figures stay exact), and the
-  -- caller's permit is due after the longest wait.
-  local delay = -1
-  if not fits and not blocked and max_wait > 0 then
-    delay = 0
-    for i = 1, count do
-      local t = tiers[i]
-      if t.algorithm ~= 'tb' or t.n > 2 ^ 53 - cost * t.window then
-        delay = -1
-        break
+  -- A rejection every call after it gets: nothing changes while identical calls are rejected.
+  local repeated = false
+  for _ = 1, calls do
+    if repeated then
+      results[#results + 1] = repeated
+    else
+      local blocked = blocked_until > now
+      local fits = not blocked
+      for i = 1, count do
+        if fits and available(tiers[i], now) < cost then fits = false end
       end
-      delay = math.max(delay, wait(t, now, cost))
-    end
-    if delay > max_wait then delay = -1 end
-  end
 
-  local result
-  if fits or delay > 0 then
-    for i = 1, count do
-      local t = tiers[i]
-      if fits then take(t, now, cost, id) else t.n = t.n + cost * t.window end
-    end
-    local t = tightest(tiers, now)
-    result = struct.pack('<ddddddddd', 1, t.limit, remaining(t, now), reset(t, now), 0, server_now, now, t.window,
-                         fits and 0 or delay)
-  else
-    local block = 0
-    for i = 1, count do
-      local t = tiers[i]
-      -- Read only here, which few calls reach: the tier's figures after its algorithm, limit and window.
-      local count_rejected, block_for = struct.unpack('<dd', figures, 33 + 34 * (i - 1) + 18)
-      if not blocked and available(t, now) < cost then block = math.max(block, block_for) end
-      if count_rejected == 1 then take(t, now, cost, id) end
-    end
-    if block > 0 then blocked_until = now + block end
+      -- A call that does not fit now is reserved when every tier is a token bucket that lets it in
+      -- within max_wait: each runs into debt (up to 2^53 units, so that figures stay exact), and the
+      -- caller's permit is due after the longest wait.
+      local delay = -1
+      if not fits and not blocked and max_wait > 0 then
+        delay = 0
+        for i = 1, count do
+          local t = tiers[i]
+          if t.algorithm ~= 'tb' or t.n > 2 ^ 53 - cost * t.window then
+            delay = -1
+            break
+          end
+          delay = math.max(delay, wait(t, now, cost))
+        end
+        if delay > max_wait then delay = -1 end
+      end
 
-    -- The binding tier waits longest; if only the block rejects, it is the tightest tier.
-    local binding, longest = nil, 0
-    for i = 1, count do
-      local tier_wait = wait(tiers[i], now, cost)
-      if tier_wait > longest then binding, longest = tiers[i], tier_wait end
+      local result
+      if fits or delay > 0 then
+        for i = 1, count do
+          local t = tiers[i]
+          if fits then take(t, now, cost, id) else t.n = t.n + cost * t.window end
+        end
+        local t = tightest(tiers, now)
+        result = struct.pack('<ddddddddd', 1, t.limit, remaining(t, now), reset(t, now), 0, server_now, now, t.window,
+                             fits and 0 or delay)
+      else
+        local block, counted = 0, false
+        for i = 1, count do
+          local t = tiers[i]
+          -- Read only here, which few calls reach: the tier's figures after its algorithm, limit and window.
+          local count_rejected, block_for = struct.unpack('<dd', figures, 41 + 34 * (i - 1) + 18)
+          if not blocked and available(t, now) < cost then block = math.max(block, block_for) end
+          if count_rejected == 1 then
+            take(t, now, cost, id)
+            counted = true
+          end
+        end
+        if block > 0 then blocked_until = now + block end
+
+        -- The binding tier waits longest; if only the block rejects, it is the tightest tier.
+        local binding, longest = nil, 0
+        for i = 1, count do
+          local tier_wait = wait(tiers[i], now, cost)
+          if tier_wait > longest then binding, longest = tiers[i], tier_wait end
+        end
+        binding = binding or tightest(tiers, now)
+        local block_left = math.max(0, blocked_until - now)
+        local left = remaining(binding, now)
+        if block_left > 0 then left = 0 end
+        result = struct.pack('<ddddddddd', 0, binding.limit, left, math.max(block_left, reset(binding, now)),
+                             math.max(block_left, longest), server_now, now, binding.window, 0)
+        -- A rejection that changed nothing is what every identical call after it gets.
+        if not counted and block == 0 then repeated = result end
+      end
+      results[#results + 1] = result
     end
-    binding = binding or tightest(tiers, now)
-    local block_left = math.max(0, blocked_until - now)
-    local left = remaining(binding, now)
-    if block_left > 0 then left = 0 end
-    result = struct.pack('<ddddddddd', 0, binding.limit, left, math.max(block_left, reset(binding, now)),
-                         math.max(block_left, longest), server_now, now, binding.window, 0)
   end
 
   -- Every tier keeps the key's time and block, and lives as long as its own state or the block;
@@ -360,15 +381,12 @@ local function decide(id, figures, first)
       t.at, t.latest, t.block, t.gone = now, now, blocked_until, false
     end
   end
-  return result, count + logs
+  return count + logs
 end
 
-local results = {}
 local first = 0
 for c = 1, #ARGV / 2 do
-  local keys
-  results[c], keys = decide(ARGV[2 * c - 1], ARGV[2 * c], first)
-  first = first + keys
+  first = first + decide(ARGV[2 * c - 1], ARGV[2 * c], first)
 end
 
 for _, t in ipairs(named) do

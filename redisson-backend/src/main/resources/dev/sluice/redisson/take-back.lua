@@ -10,11 +10,11 @@
 
 local figures = ARGV[2]
 local now, cost = struct.unpack('<dd', figures)
-local count = (#figures - 32) / 34
+local count = (#figures - 40) / 34
 local logs = 0
 
 for i = 1, count do
-  local algorithm, limit, window = struct.unpack('<c2dd', figures, 33 + 34 * (i - 1))
+  local algorithm, limit, window = struct.unpack('<c2dd', figures, 41 + 34 * (i - 1))
   local removed = false
   if algorithm == 'sl' then
     logs = logs + 1

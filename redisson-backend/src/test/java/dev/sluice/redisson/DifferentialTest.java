@@ -32,7 +32,8 @@ import org.redisson.api.RedissonClient;
  * half of them count in millions of permits, with costs to match, where a store keeping an entry
  * per permit would differ in time and memory; every third has only token buckets, which
  * reservations run into debt. Calls decided many to a script call, on one key or several, in the
- * order given, get the decisions the in-memory store makes deciding them one by one.
+ * order given, identical ones among them sent once, get the decisions the in-memory store makes
+ * deciding them one by one.
  */
 @ExtendWith(RedisExtension.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -126,9 +127,12 @@ class DifferentialTest {
                 long smallest = tiers.stream().mapToLong(Tier::limit).min().orElseThrow();
                 long cost = 1 + random.nextLong(Math.min(smallest, 3 * scale));
                 long maxWait = random.nextInt(3) == 0 ? random.nextInt(8_000) : 0;
-                calls.add(redis.call(keys.get(k), tiers, cost, maxWait));
-                expected.add(maxWait > 0 ? reference.reserve(keys.get(k), tiers, cost, Duration.ofMillis(maxWait))
-                        : reference.tryAcquire(keys.get(k), tiers, cost));
+                // Identical calls one after the other, which are sent once with their number.
+                for (int same = random.nextInt(4) == 0 ? 2 + random.nextInt(20) : 1; same > 0; same--) {
+                    calls.add(redis.call(keys.get(k), tiers, cost, maxWait));
+                    expected.add(maxWait > 0 ? reference.reserve(keys.get(k), tiers, cost, Duration.ofMillis(maxWait))
+                            : reference.tryAcquire(keys.get(k), tiers, cost));
+                }
             }
 
             List<byte[]> replies = DecideScript.run(client, calls, Double.NaN);

@@ -289,9 +289,17 @@ local function decide(id, figures, first)
     end
   end
 
+  -- Identical calls after one admitted on window tiers alone take the same from every tier, so
+  -- their binding tier stays and its remaining falls by the cost with each: they are admitted
+  -- together while they fit.
+  local windows = max_wait == 0
+  for i = 1, count do
+    if tiers[i].algorithm ~= 'fw' and tiers[i].algorithm ~= 'sw' then windows = false end
+  end
   -- A rejection every call after it gets: nothing changes while identical calls are rejected.
   local repeated = false
-  for _ = 1, calls do
+  local call = 1
+  while call <= calls do
     if repeated then
       results[#results + 1] = repeated
     else
@@ -325,8 +333,27 @@ local function decide(id, figures, first)
           if fits then take(t, now, cost, id) else t.n = t.n + cost * t.window end
         end
         local t = tightest(tiers, now)
-        result = struct.pack('<ddddddddd', 1, t.limit, remaining(t, now), reset(t, now), 0, server_now, now, t.window,
+        local left, until_full = remaining(t, now), reset(t, now)
+        result = struct.pack('<ddddddddd', 1, t.limit, left, until_full, 0, server_now, now, t.window,
                              fits and 0 or delay)
+        if windows and call < calls then
+          local more = calls - call
+          for i = 1, count do
+            local fit = math.floor(available(tiers[i], now) / cost)
+            if fit < more then more = fit end
+          end
+          if more > 0 then
+            for i = 1, count do take(tiers[i], now, more * cost, id) end
+            results[#results + 1] = result
+            for taken = 1, more - 1 do
+              results[#results + 1] = struct.pack('<ddddddddd', 1, t.limit, left - taken * cost, until_full, 0,
+                                                  server_now, now, t.window, 0)
+            end
+            call = call + more
+            result = struct.pack('<ddddddddd', 1, t.limit, left - more * cost, until_full, 0, server_now, now,
+                                 t.window, 0)
+          end
+        end
       else
         local block, counted = 0, false
         for i = 1, count do
@@ -358,6 +385,7 @@ local function decide(id, figures, first)
       end
       results[#results + 1] = result
     end
+    call = call + 1
   end
 
   -- Every tier keeps the key's time and block, and lives as long as its own state or the block;

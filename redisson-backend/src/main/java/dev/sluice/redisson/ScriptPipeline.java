@@ -15,7 +15,6 @@ import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -23,7 +22,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
-import org.jspecify.annotations.Nullable;
 import org.redisson.api.BatchOptions;
 import org.redisson.api.RBatch;
 import org.redisson.api.RScript;
@@ -91,11 +89,16 @@ final class ScriptPipeline implements StoreQueue {
     /** Whether a script call carrying decisions that may reserve is in flight. */
     private final AtomicBoolean reservingInFlight = new AtomicBoolean();
     private final LongAdder overloaded = new LongAdder();
+    /** The sends in flight, at most two. */
+    private final Queue<InFlight> sends = new ConcurrentLinkedQueue<>();
+    /** Whether a check of the sends in flight is scheduled, and when for. */
+    private final AtomicBoolean timerArmed = new AtomicBoolean();
+    private volatile long checkAt;
     private final RedisCalls redis;
 
     /**
      * The timer of every pipeline's sends, one daemon thread for the JVM: a check is a few
-     * completions, and a send that comes back in time cancels its own.
+     * completions, and a pipeline has at most one scheduled.
      */
     private static final ScheduledExecutorService TIMER = timer();
 
@@ -200,8 +203,39 @@ final class ScriptPipeline implements StoreQueue {
                 continue;
             }
             InFlight sent = new InFlight(batch, carriesReserving, System.nanoTime());
-            sent.schedule(timeoutNanos);
+            sends.add(sent);
+            arm(timeoutNanos);
             redis.sendFrom(() -> send(sent));
+        }
+    }
+
+    /**
+     * Has the sends in flight checked after {@code delay}, unless a check is due already. One
+     * check at a time, for the earliest send, keeps the timer thread asleep while sends come back
+     * in time; every send is due later than those sent before it.
+     */
+    private void arm(long delay) {
+        if (timerArmed.compareAndSet(false, true)) {
+            checkAt = System.nanoTime() + delay;
+            TIMER.schedule(this::check, delay, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    private void check() {
+        long now = System.nanoTime();
+        boolean cameLate = now - checkAt > STALL_NANOS;
+        long next = Long.MAX_VALUE;
+        for (InFlight sent : sends) {
+            if (sent.check(now, cameLate)) {
+                next = Math.min(next, sent.due - now);
+            }
+        }
+        timerArmed.set(false);
+        if (next != Long.MAX_VALUE) {
+            arm(Math.max(0, next));
+        } else if (!sends.isEmpty()) {
+            // Sent while this check ran: its send is due a timeout from now, or later.
+            arm(timeoutNanos);
         }
     }
 
@@ -384,44 +418,46 @@ final class ScriptPipeline implements StoreQueue {
         private final boolean carriesReserving;
         private final long sentAt;
         private final AtomicBoolean over = new AtomicBoolean();
+        /** When it times out, in {@link System#nanoTime()}; later by a period for each grace. */
+        private volatile long due;
         private int graces;
-        private volatile @Nullable ScheduledFuture<?> timer;
 
         InFlight(List<Pending> batch, boolean carriesReserving, long sentAt) {
             this.batch = batch;
             this.carriesReserving = carriesReserving;
             this.sentAt = sentAt;
+            this.due = sentAt + timeoutNanos;
         }
 
-        /** Checks the send when {@code delay} has passed from now. */
-        void schedule(long delay) {
-            long due = System.nanoTime() + delay;
-            timer = TIMER.schedule(() -> check(due), delay, TimeUnit.NANOSECONDS);
-        }
-
-        private void check(long due) {
+        /**
+         * Times the send out if it is due; but when the check itself came late, this JVM was not
+         * running, and neither was the code reading replies: the send gets another period.
+         *
+         * @return whether it is still in flight
+         */
+        boolean check(long now, boolean checkCameLate) {
             if (over.get()) {
-                return;
+                return false;
             }
-            if (System.nanoTime() - due > STALL_NANOS && graces < MAX_GRACE_PERIODS) {
-                // The timer fired late: this JVM was not running, and neither was the code reading replies.
+            if (now - due < 0) {
+                return true;
+            }
+            if (checkCameLate && graces < MAX_GRACE_PERIODS) {
                 graces++;
-                schedule(timeoutNanos);
-                return;
+                due = now + timeoutNanos;
+                return true;
             }
-            TimeoutException timeout = new TimeoutException("sent " + TimeUnit.NANOSECONDS.toMillis(
-                    System.nanoTime() - sentAt) + " ms ago");
+            TimeoutException timeout = new TimeoutException("sent " + TimeUnit.NANOSECONDS.toMillis(now - sentAt)
+                    + " ms ago");
             batch.forEach(pending -> pending.fail(timeout));
             over();
+            return false;
         }
 
         /** The send is replied or timed out, whichever comes first: the next may go. */
         void over() {
             if (over.compareAndSet(false, true)) {
-                ScheduledFuture<?> pending = timer;
-                if (pending != null) {
-                    pending.cancel(false);
-                }
+                sends.remove(this);
                 done(carriesReserving);
             }
         }
@@ -433,7 +469,6 @@ final class ScriptPipeline implements StoreQueue {
             thread.setDaemon(true);
             return thread;
         });
-        timer.setRemoveOnCancelPolicy(true);
         return timer;
     }
 

@@ -10,13 +10,34 @@ public interface RateLimitListener {
 
     /**
      * The outcome of one call: the admitting decision, or the rejecting one (for a call that
-     * waited, the last). Not called when the store failed and the failure propagates.
+     * waited, the last). Not called when the store failed and the failure propagates. A call
+     * the store refused because it was overloaded is reported through
+     * {@link #onStoreOverloaded}, which calls this unless overridden.
      *
      * @param limiter  the limiter
      * @param key      the key the call was counted for (personal data: do not log it lightly)
      * @param decision the decision
      */
     default void onDecision(RateLimiter limiter, String key, Decision decision) {
+    }
+
+    /**
+     * The outcome of a call the store refused because it was overloaded
+     * ({@link StoreOverloadedException}): a rejection, with the tightest tier's figures, nothing
+     * remaining and the store's {@code retryAfter}, that the store did not count. Called instead of
+     * {@link #onDecision} for such an outcome (for a call that waited, when the last refusal was
+     * the store's); by default it calls {@link #onDecision}, so that a listener not overriding it
+     * sees a rejection like any other. An overload is not a store failure:
+     * {@link #onStoreFailure} is not called for it.
+     *
+     * @param limiter  the limiter
+     * @param key      the key the call was for (personal data: do not log it lightly)
+     * @param decision the rejecting decision the limiter made
+     * @param overload what the store threw
+     */
+    default void onStoreOverloaded(RateLimiter limiter, String key, Decision decision,
+                                   StoreOverloadedException overload) {
+        onDecision(limiter, key, decision);
     }
 
     /**

@@ -59,6 +59,16 @@ import org.jspecify.annotations.Nullable;
  * breaker says: every exception but programming errors ({@code NullPointerException},
  * {@code IllegalArgumentException}, {@code IllegalStateException},
  * {@code UnsupportedOperationException}, {@code ClassCastException}), which reach the caller.
+ *
+ * <p>A store that is <em>overloaded</em>, with more calls waiting for it than it may hold, may
+ * refuse a call with {@link StoreOverloadedException} without deciding it. That is a spike, not
+ * an outage, whatever the settings above say: no failure policy applies, nothing is logged, and
+ * listeners hear a rejection ({@link RateLimitListener#onStoreOverloaded}), not a store failure.
+ * The call is rejected with the tightest tier's limit and window, nothing remaining, and the
+ * store's {@code retryAfter}: {@link #tryAcquire} returns that decision, {@link #acquire} throws
+ * it as a {@link RateLimitExceededException} whose {@link RateLimitExceededException#overloaded()
+ * overloaded()} is true, and a caller that waits waits {@code retryAfter} within its
+ * {@code maxWait} and asks again, as after any rejection.
  */
 public final class RateLimiter {
 
@@ -166,7 +176,14 @@ public final class RateLimiter {
     public Decision tryAcquire(String key, long cost, @Nullable String plan) {
         TierSet tiers = tiersOf(plan);
         Decision neverFits = neverFits(tiers, cost);
-        return reported(key, neverFits != null ? neverFits : decide(key, cost, tiers));
+        if (neverFits != null) {
+            return reported(key, neverFits);
+        }
+        try {
+            return reported(key, decide(key, cost, tiers));
+        } catch (StoreOverloadedException overload) {
+            return reportedOverload(key, overloadDecision(tiers, overload), overload);
+        }
     }
 
     /** The tiers a call of this plan is decided by. */
@@ -227,6 +244,11 @@ public final class RateLimiter {
         return beneath instanceof InMemoryRateLimitStore inMemory ? inMemory : null;
     }
 
+    /**
+     * Asks the store for a decision; a store failure takes the failure policy.
+     *
+     * @throws StoreOverloadedException when the store was overloaded, which is no outage
+     */
     private Decision decide(String key, long cost, TierSet tiers) {
         Objects.requireNonNull(key, "key");
         InMemoryRateLimitStore inMemory = inMemoryStore;
@@ -255,6 +277,24 @@ public final class RateLimiter {
             listener.onDecision(this, key, decision);
         }
         return decision;
+    }
+
+    /** Reports the rejection of a call the overloaded store refused. */
+    private Decision reportedOverload(String key, Decision decision, StoreOverloadedException overload) {
+        for (RateLimitListener listener : listeners) {
+            listener.onStoreOverloaded(this, key, decision, overload);
+        }
+        return decision;
+    }
+
+    /**
+     * The rejection of a call the overloaded store refused without deciding it: the tightest
+     * tier's limit and window, nothing remaining, and the store's {@code retryAfter}.
+     */
+    private static Decision overloadDecision(TierSet tiers, StoreOverloadedException overload) {
+        Tier tightest = tiers.tightest;
+        Duration retryAfter = overload.retryAfter();
+        return new Decision(false, tightest.limit(), 0, retryAfter, retryAfter, tightest.window());
     }
 
     /**
@@ -341,7 +381,13 @@ public final class RateLimiter {
             throw rejection(key, reported(key, neverFits));
         }
         if (onLimit == OnLimit.REJECT) {
-            Decision decision = reported(key, decide(key, cost, tiers));
+            Decision decision;
+            try {
+                decision = decide(key, cost, tiers);
+            } catch (StoreOverloadedException overload) {
+                throw rejection(key, Answer.overloaded(tiers, overload));
+            }
+            reported(key, decision);
             if (decision.allowed()) {
                 return decision;
             }
@@ -351,32 +397,42 @@ public final class RateLimiter {
         Instant deadline = start.plus(maxWait);
         // A caller that finds others waiting for this key gets in line behind them without asking.
         WaitLines.Turn turn = waitLines.arrive(key);
-        Reservation reservation = null;
+        Answer answer = null;
         try {
             if (turn.asks()) {
-                reservation = reserve(key, cost, tiers, deadline);
-                if (waitBefore(reservation.decision(), deadline) == null) {
-                    return served(key, reservation, start, false);
+                answer = reserve(key, cost, tiers, deadline);
+                if (waitBefore(answer.decision(), deadline) == null) {
+                    return served(key, answer, start, false);
                 }
-                waitLines.toldToWait(turn, reservation.decision());
+                waitLines.toldToWait(turn, answer.decision());
             }
             if (turn.awaitFirst()) {
                 // Others went first: what this caller was told before is out of date.
-                reservation = null;
+                answer = null;
             }
-            while (reservation == null || waitBefore(reservation.decision(), deadline) != null) {
-                if (reservation != null) {
-                    turn.rejected(reservation.decision());
-                    sleeper.sleep(waitBefore(reservation.decision(), deadline));
+            while (answer == null || waitBefore(answer.decision(), deadline) != null) {
+                if (answer != null) {
+                    turn.rejected(answer.decision());
+                    sleeper.sleep(waitBefore(answer.decision(), deadline));
                 }
-                reservation = reserve(key, cost, tiers, deadline);
+                answer = reserve(key, cost, tiers, deadline);
             }
-            return served(key, reservation, start, true);
+            return served(key, answer, start, true);
         } catch (InterruptedException e) {
-            Decision latest = reservation != null ? reservation.decision() : turn.latestRejection();
+            Decision latest = answer != null ? null : turn.latestRejection();
             Thread.currentThread().interrupt();
             reportWait(start);
-            throw rejection(key, reported(key, latest != null ? latest : decide(key, cost, tiers)));
+            if (answer != null) {
+                throw rejection(key, answer);
+            }
+            if (latest != null) {
+                throw rejection(key, reported(key, latest));
+            }
+            try {
+                throw rejection(key, reported(key, decide(key, cost, tiers)));
+            } catch (StoreOverloadedException overload) {
+                throw rejection(key, Answer.overloaded(tiers, overload));
+            }
         } finally {
             waitLines.leave(turn);
         }
@@ -389,7 +445,8 @@ public final class RateLimiter {
      *
      * @param waited whether the caller waited in line before
      */
-    private Decision served(String key, Reservation reservation, Instant start, boolean waited) {
+    private Decision served(String key, Answer answer, Instant start, boolean waited) {
+        Reservation reservation = answer.reservation();
         if (!reservation.delay().isZero()) {
             try {
                 sleeper.sleep(reservation.delay());
@@ -399,7 +456,7 @@ public final class RateLimiter {
                 throw rejection(key, reported(key, unserved(reservation)));
             }
         }
-        return outcome(key, reservation.decision(), waited || !reservation.delay().isZero() ? start : null);
+        return outcome(key, answer, waited || !reservation.delay().isZero() ? start : null);
     }
 
     /** The rejection of a caller that gave up before its reserved permit was due. */
@@ -409,20 +466,20 @@ public final class RateLimiter {
     }
 
     /**
-     * Reports a final decision and hands it to the caller: returned when it admits, thrown as a
-     * rejection when not.
+     * Reports a final answer and hands it to the caller: its decision returned when it admits,
+     * thrown as a rejection when not.
      *
      * @param waitingSince when the caller started waiting in line, or {@code null} if it did not
      */
-    private Decision outcome(String key, Decision decision, @Nullable Instant waitingSince) {
+    private Decision outcome(String key, Answer answer, @Nullable Instant waitingSince) {
         if (waitingSince != null) {
             reportWait(waitingSince);
         }
-        reported(key, decision);
+        Decision decision = answer.decision();
         if (decision.allowed()) {
-            return decision;
+            return reported(key, decision);
         }
-        throw rejection(key, decision);
+        throw rejection(key, answer);
     }
 
     private void reportWait(Instant start) {
@@ -484,19 +541,19 @@ public final class RateLimiter {
         }
         // A caller that finds others waiting for this key gets in line behind them without asking.
         WaitLines.Turn turn = waitLines.arrive(key);
-        CompletionStage<@Nullable Reservation> asked = turn.asks()
+        CompletionStage<@Nullable Answer> asked = turn.asks()
                 ? reserveAsync(key, cost, tiers, deadline) : CompletableFuture.completedFuture(null);
         CompletableFuture<Decision> served = new CompletableFuture<>();
-        asked.thenCompose(reservation -> {
-            if (reservation != null && waitBefore(reservation.decision(), deadline) == null) {
-                return servedAsync(key, reservation, start, false);
+        asked.thenCompose(answer -> {
+            if (answer != null && waitBefore(answer.decision(), deadline) == null) {
+                return servedAsync(key, answer, start, false);
             }
-            if (reservation != null) {
-                waitLines.toldToWait(turn, reservation.decision());
+            if (answer != null) {
+                waitLines.toldToWait(turn, answer.decision());
             }
             // Handed over on another thread, so that a long line served at once never nests.
             return turn.first.thenComposeAsync(othersFirst -> inLineAsync(key, cost, tiers, turn,
-                            othersFirst ? null : reservation, deadline))
+                            othersFirst ? null : answer, deadline))
                     .thenCompose(done -> servedAsync(key, done, start, true));
         }).whenComplete((done, failure) -> {
             // Out of the line before the caller hears, so that its next call finds the line as it
@@ -513,33 +570,33 @@ public final class RateLimiter {
         return served;
     }
 
-    /** Asks the store as first in line, sleeping between asks, until a reservation is final. */
-    private CompletionStage<Reservation> inLineAsync(String key, long cost, TierSet tiers, WaitLines.Turn turn,
-                                                     @Nullable Reservation reservation, Instant deadline) {
-        if (reservation == null) {
+    /** Asks the store as first in line, sleeping between asks, until an answer is final. */
+    private CompletionStage<Answer> inLineAsync(String key, long cost, TierSet tiers, WaitLines.Turn turn,
+                                                @Nullable Answer answer, Instant deadline) {
+        if (answer == null) {
             return reserveAsync(key, cost, tiers, deadline)
-                    .thenCompose(reserved -> inLineAsync(key, cost, tiers, turn, reserved, deadline));
+                    .thenCompose(asked -> inLineAsync(key, cost, tiers, turn, asked, deadline));
         }
-        Duration wait = waitBefore(reservation.decision(), deadline);
+        Duration wait = waitBefore(answer.decision(), deadline);
         if (wait == null) {
-            return CompletableFuture.completedFuture(reservation);
+            return CompletableFuture.completedFuture(answer);
         }
-        turn.rejected(reservation.decision());
+        turn.rejected(answer.decision());
         return sleeper.sleepAsync(wait).thenCompose(ignored -> inLineAsync(key, cost, tiers, turn, null, deadline));
     }
 
     /** {@link #served} without blocking: the delay of a reserved permit is slept asynchronously. */
-    private CompletionStage<Decision> servedAsync(String key, Reservation reservation, Instant start, boolean waited) {
-        if (reservation.delay().isZero()) {
-            return outcomeAsync(key, reservation.decision(), waited ? start : null);
+    private CompletionStage<Decision> servedAsync(String key, Answer answer, Instant start, boolean waited) {
+        Duration delay = answer.reservation().delay();
+        if (delay.isZero()) {
+            return outcomeAsync(key, answer, waited ? start : null);
         }
-        return sleeper.sleepAsync(reservation.delay())
-                .thenCompose(ignored -> outcomeAsync(key, reservation.decision(), start));
+        return sleeper.sleepAsync(delay).thenCompose(ignored -> outcomeAsync(key, answer, start));
     }
 
-    private CompletionStage<Decision> outcomeAsync(String key, Decision decision, @Nullable Instant waitingSince) {
+    private CompletionStage<Decision> outcomeAsync(String key, Answer answer, @Nullable Instant waitingSince) {
         try {
-            return CompletableFuture.completedFuture(outcome(key, decision, waitingSince));
+            return CompletableFuture.completedFuture(outcome(key, answer, waitingSince));
         } catch (RateLimitExceededException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -547,33 +604,35 @@ public final class RateLimiter {
 
     /**
      * Asks the store for a permit the caller may wait for until {@code deadline}; a store failure
-     * takes the failure policy.
+     * takes the failure policy, and the store's overload is a rejection.
      */
-    private Reservation reserve(String key, long cost, TierSet tiers, Instant deadline) {
+    private Answer reserve(String key, long cost, TierSet tiers, Instant deadline) {
         Objects.requireNonNull(key, "key");
         InMemoryRateLimitStore inMemory = inMemoryStore;
         long maxWait = millisUntil(deadline);
         try {
             if (inMemory == null || cost < 1) {
-                return store.reserve(storeKey(key), tiers.list, cost, Duration.ofMillis(maxWait));
+                return new Answer(store.reserve(storeKey(key), tiers.list, cost, Duration.ofMillis(maxWait)), null);
             }
             ForwardingRateLimitStore.DecisionObserver observer = inMemoryObserver;
             Object deciding = observer.deciding();
             try {
-                return inMemory.reserve(namespace, key, tiers.list, cost, maxWait);
+                return new Answer(inMemory.reserve(namespace, key, tiers.list, cost, maxWait), null);
             } finally {
                 observer.decided(deciding);
             }
+        } catch (StoreOverloadedException overload) {
+            return Answer.overloaded(tiers, overload);
         } catch (RuntimeException e) {
             if (!isOutage.test(e)) {
                 throw e;
             }
-            return Reservation.now(whenStoreFailed(e, storeKey(key), cost, tiers.list));
+            return new Answer(Reservation.now(whenStoreFailed(e, storeKey(key), cost, tiers.list)), null);
         }
     }
 
     /** {@link #reserve} without blocking. */
-    private CompletionStage<Reservation> reserveAsync(String key, long cost, TierSet tiers, Instant deadline) {
+    private CompletionStage<Answer> reserveAsync(String key, long cost, TierSet tiers, Instant deadline) {
         String storeKey = storeKey(key);
         CompletionStage<Reservation> reserved;
         try {
@@ -581,16 +640,22 @@ public final class RateLimiter {
         } catch (RuntimeException e) {
             reserved = CompletableFuture.failedFuture(e);
         }
-        return reserved.exceptionally(failure -> {
+        return reserved.handle((reservation, failure) -> {
+            if (failure == null) {
+                return new Answer(reservation, null);
+            }
             Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                     ? failure.getCause() : failure;
+            if (cause instanceof StoreOverloadedException overload) {
+                return Answer.overloaded(tiers, overload);
+            }
             if (!isOutage.test(cause)) {
                 throw failure instanceof CompletionException completion ? completion : new CompletionException(cause);
             }
             RuntimeException storeFailure = cause instanceof RuntimeException runtime ? runtime
                     : new StoreUnavailableException(StoreUnavailableException.describe(cause, storeKey),
                             Duration.ofSeconds(1));
-            return Reservation.now(whenStoreFailed(storeFailure, storeKey, cost, tiers.list));
+            return new Answer(Reservation.now(whenStoreFailed(storeFailure, storeKey, cost, tiers.list)), null);
         });
     }
 
@@ -610,6 +675,19 @@ public final class RateLimiter {
 
     private RateLimitExceededException rejection(String key, Decision decision) {
         return new RateLimitExceededException(name, key, decision, message);
+    }
+
+    /**
+     * Reports a rejecting answer and makes its exception: the limiter's message, or, for a call
+     * the overloaded store refused, the store's overload as reason and cause.
+     */
+    private RateLimitExceededException rejection(String key, Answer answer) {
+        StoreOverloadedException overload = answer.overload();
+        if (overload == null) {
+            return rejection(key, reported(key, answer.decision()));
+        }
+        return new RateLimitExceededException(name, key, reportedOverload(key, answer.decision(), overload), null,
+                overload);
     }
 
     /**
@@ -820,10 +898,33 @@ public final class RateLimiter {
 
         final List<Tier> list;
         final long smallestLimit;
+        /** The tier of the smallest limit (of those, the longest window): a rejection's figures when none decided. */
+        final @Nullable Tier tightest;
 
         TierSet(List<Tier> tiers) {
             this.list = List.copyOf(tiers);
             this.smallestLimit = list.stream().mapToLong(Tier::limit).min().orElse(0);
+            this.tightest = list.stream().min(Comparator.comparingLong(Tier::limit)
+                    .thenComparing(Tier::window, Comparator.reverseOrder())).orElse(null);
+        }
+    }
+
+    /**
+     * What a caller is answered: the store's reservation (or, when it failed, the failure
+     * policy's decision), or the rejection the limiter made of the store's overload.
+     *
+     * @param reservation the reservation; a rejection, without delay, for an overload
+     * @param overload    what the overloaded store threw; {@code null} when the store decided
+     */
+    private record Answer(Reservation reservation, @Nullable StoreOverloadedException overload) {
+
+        /** The rejection of a call the overloaded store refused. */
+        static Answer overloaded(TierSet tiers, StoreOverloadedException overload) {
+            return new Answer(Reservation.now(overloadDecision(tiers, overload)), overload);
+        }
+
+        Decision decision() {
+            return reservation.decision();
         }
     }
 
@@ -1079,6 +1180,8 @@ public final class RateLimiter {
          * The exceptions of the store that are outages, and take the failure policy, unless
          * ignored; the others reach the caller. Set on the limiter, these four settings replace
          * what the store's circuit breaker says (see {@link StoreCircuitBreaker.Builder#recordExceptions}).
+         * A {@link StoreOverloadedException} is never an outage, even when recorded: the limiter
+         * answers it as a rejection.
          *
          * @param classes the exceptions that are outages, with those inheriting from them;
          *                default every {@link Exception}

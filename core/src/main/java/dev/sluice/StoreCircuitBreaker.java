@@ -430,7 +430,9 @@ public final class StoreCircuitBreaker {
         /**
          * The exceptions of the store that are outages, and count as failures: an exception
          * that is, or inherits from, one of them, unless it is ignored. The others are taken as
-         * answers of the store. As Resilience4j's {@code CircuitBreakerConfig.Builder}.
+         * answers of the store. As Resilience4j's {@code CircuitBreakerConfig.Builder}. A
+         * {@link StoreOverloadedException} is never an outage, even when recorded: it counts for
+         * nothing.
          *
          * @param classes the exceptions that are outages; default every {@link Exception}
          * @return this builder

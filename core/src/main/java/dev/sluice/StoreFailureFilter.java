@@ -12,8 +12,10 @@ import org.jspecify.annotations.Nullable;
  * {@code ignoreException(Predicate)} the exceptions that are none, whatever the record side says
  * (by default programming errors: {@link #PROGRAMMING_ERRORS}). Given both, the lists and the
  * predicate of a side are either-or. A {@link StoreUnavailableException} is always an outage: it
- * is how stores and circuit breakers say they failed; a {@link StoreOverloadedException} never is
- * one, nor an answer: the store refused a call it did not send. Immutable.
+ * is how stores and circuit breakers say they failed. A {@link StoreOverloadedException} never is,
+ * whatever the lists and predicates say: an overloaded store refused a call without asking its
+ * backend, a spike that a limiter answers as a rejection and a breaker counts for nothing.
+ * Immutable.
  */
 final class StoreFailureFilter {
 
@@ -62,7 +64,6 @@ final class StoreFailureFilter {
 
     /** Whether an exception is neither an outage nor an answer of the store. */
     boolean ignores(Throwable failure) {
-        // An overloaded store refused a call it never sent: a spike, which tells nothing of the store.
         if (failure instanceof StoreOverloadedException) {
             return true;
         }

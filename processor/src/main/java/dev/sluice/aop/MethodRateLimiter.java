@@ -5,6 +5,7 @@ import dev.sluice.RateLimitExceededException;
 import dev.sluice.RateLimitListener;
 import dev.sluice.RateLimiter;
 import dev.sluice.RateLimiterRegistry;
+import dev.sluice.StoreOverloadedException;
 import dev.sluice.annotation.KeyErrorPolicy;
 import dev.sluice.aop.Expressions.MethodExpression;
 import dev.sluice.aop.LimitDefinitionParser.ParsedLimit;
@@ -208,7 +209,7 @@ public final class MethodRateLimiter {
             try {
                 decision = limit.limiter.acquire(key, cost, plan);
             } catch (RateLimitExceededException rejection) {
-                tell(heard, limit.limiter, key, rejection.decision());
+                tell(heard, limit.limiter, key, rejection);
                 throw rejection;
             }
             tell(heard, limit.limiter, key, decision);
@@ -262,6 +263,18 @@ public final class MethodRateLimiter {
         }
     }
 
+    /** Tells of a rejection as the limiter's listeners heard it: a call the overloaded store refused as such. */
+    private static void tell(List<RateLimitListener> heard, RateLimiter limiter, String key,
+                             RateLimitExceededException rejection) {
+        if (!(rejection.getCause() instanceof StoreOverloadedException overload)) {
+            tell(heard, limiter, key, rejection.decision());
+            return;
+        }
+        for (int i = 0; i < heard.size(); i++) {
+            heard.get(i).onStoreOverloaded(limiter, key, rejection.decision(), overload);
+        }
+    }
+
     /**
      * Decides a call, or a subscription, through every limiter's asynchronous path, in
      * declaration order: evaluates its expressions now, on this thread, and asks the limiters
@@ -304,7 +317,7 @@ public final class MethodRateLimiter {
                         if (decision != null) {
                             tell(heard, limit.limiter, key, decision);
                         } else if (cause instanceof RateLimitExceededException rejection) {
-                            tell(heard, limit.limiter, key, rejection.decision());
+                            tell(heard, limit.limiter, key, rejection);
                         }
                     }));
         }

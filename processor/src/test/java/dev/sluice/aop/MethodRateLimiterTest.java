@@ -12,6 +12,7 @@ import dev.sluice.RateLimitStore;
 import dev.sluice.RateLimiter;
 import dev.sluice.RateLimiterRegistry;
 import dev.sluice.Sleeper;
+import dev.sluice.StoreOverloadedException;
 import dev.sluice.StoreUnavailableException;
 import dev.sluice.Tier;
 import dev.sluice.annotation.Algorithm;
@@ -549,6 +550,51 @@ class MethodRateLimiterTest {
                     .as("one a minute, counted in this JVM").isInstanceOf(RateLimitExceededException.class);
             assertThat(fallingBack.registry().limiters()).extracting(RateLimiter::onStoreFailure)
                     .containsOnly(FailurePolicy.LOCAL_FALLBACK);
+        }
+
+        /** A store with more calls queued than it may hold, refusing every call. */
+        private final RateLimitStore overloaded = new RateLimitStore() {
+            @Override
+            public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
+                throw new StoreOverloadedException("20000 decisions queued", Duration.ofMillis(300));
+            }
+
+            @Override
+            public CompletionStage<Decision> tryAcquireAsync(String key, List<Tier> tiers, long cost) {
+                return CompletableFuture.failedFuture(
+                        new StoreOverloadedException("20000 decisions queued", Duration.ofMillis(300)));
+            }
+        };
+
+        @Test
+        void anOverloadedStoreRejectsTheCallWhateverThePolicyAndCallScopedListenersHearOfIt() throws Throwable {
+            List<String> heard = new CopyOnWriteArrayList<>();
+            MethodRateLimiter limiter = MethodRateLimiter.builder()
+                    .registry(registry().store(overloaded).onStoreFailure(FailurePolicy.FAIL_OPEN).build())
+                    .callScopedListener(() -> new RateLimitListener() {
+                        @Override
+                        public void onDecision(RateLimiter rateLimiter, String key, Decision decision) {
+                            heard.add("decision");
+                        }
+
+                        @Override
+                        public void onStoreOverloaded(RateLimiter rateLimiter, String key, Decision decision,
+                                                      StoreOverloadedException overload) {
+                            heard.add("overloaded, retry after " + decision.retryAfter().toMillis() + " ms");
+                        }
+                    }).build();
+
+            assertThatThrownBy(() -> call(limiter, new Guarded(), "codes"))
+                    .isInstanceOfSatisfying(RateLimitExceededException.class, e -> assertThat(e.overloaded()).isTrue());
+            assertThatThrownBy(() -> call(limiter, new Guarded(), "reads"))
+                    .as("not admitted by FAIL_OPEN").isInstanceOf(RateLimitExceededException.class);
+            CompletableFuture<?> later = (CompletableFuture<?>) call(limiter, new Partner(), "later");
+            assertThatThrownBy(later::join).cause().isInstanceOfSatisfying(RateLimitExceededException.class,
+                    e -> assertThat(e.overloaded()).isTrue());
+
+            assertThat(calls).hasValue(0);
+            assertThat(heard).containsExactly("overloaded, retry after 300 ms", "overloaded, retry after 300 ms",
+                    "overloaded, retry after 300 ms");
         }
     }
 

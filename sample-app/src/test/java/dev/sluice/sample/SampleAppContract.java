@@ -199,10 +199,11 @@ abstract class SampleAppContract {
         assertThat(Long.parseLong(result.group(2))).as("elapsed ms").isGreaterThanOrEqualTo(3_000L);
 
         EntityExchangeResult<String> limits = send("GET", "/actuator/ratelimits", null);
-        assertThat(limits.getResponseBody()).contains("{\"name\":\"partner\",\"tiers\":[{\"limit\":5,\"window\":\"PT1.1S\","
-                + "\"algorithm\":\"SLIDING_LOG\",\"countRejected\":false,\"blockFor\":\"PT0S\"}],\"plans\":{},\"store\":\""
-                + storeName() + "\",\"storeState\":" + storeState() + ",\"failurePolicy\":\"LOCAL_FALLBACK\","
-                + "\"allowed\":20,\"rejected\":0}")
+        // The store's queue, if it has one, holds figures that change from call to call.
+        assertThat(limits.getResponseBody()).containsPattern(Pattern.quote("{\"name\":\"partner\",\"tiers\":[{\"limit\":5,"
+                + "\"window\":\"PT1.1S\",\"algorithm\":\"SLIDING_LOG\",\"countRejected\":false,\"blockFor\":\"PT0S\"}],"
+                + "\"plans\":{},\"store\":\"" + storeName() + "\",\"storeState\":" + storeState() + ",\"storeQueue\":")
+                + "(null|\\{[^}]*\\})" + Pattern.quote(",\"failurePolicy\":\"LOCAL_FALLBACK\",\"allowed\":20,\"rejected\":0}"))
                 .contains("\"name\":\"otp-ip\"").contains("\"failurePolicy\":\"FAIL_CLOSED\"");
         assertThat(send("GET", "/actuator/metrics/sluice.wait", null).getResponseBody()).contains("\"name\":\"sluice.wait\"");
     }

@@ -3,6 +3,7 @@ package dev.sluice.boot;
 import dev.sluice.Decision;
 import dev.sluice.RateLimitListener;
 import dev.sluice.RateLimiter;
+import dev.sluice.StoreOverloadedException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -11,10 +12,11 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Records {@code sluice.decisions} (tags {@code limiter}, {@code outcome}: allowed, rejected or
- * error), {@code sluice.key.errors} (calls whose key or cost could not be worked out; tag
- * {@code limiter}) and {@code sluice.wait} (tag {@code limiter}). Keys never become tags: their number is
- * unbounded and they may be personal data.
+ * Records {@code sluice.decisions} (tags {@code limiter}, {@code outcome}: allowed; rejected by
+ * the limits; overloaded, rejected because the store was overloaded; or error, a store failure
+ * that the failure policy answered), {@code sluice.key.errors} (calls whose key or cost could
+ * not be worked out; tag {@code limiter}) and {@code sluice.wait} (tag {@code limiter}). Keys
+ * never become tags: their number is unbounded and they may be personal data.
  */
 final class MicrometerRateLimitListener implements RateLimitListener {
 
@@ -26,12 +28,13 @@ final class MicrometerRateLimitListener implements RateLimitListener {
     }
 
     /** One limiter's meters. */
-    private record Meters(Counter allowed, Counter rejected, Counter error, Counter keyErrors, Timer waits) {
+    private record Meters(Counter allowed, Counter rejected, Counter overloaded, Counter error, Counter keyErrors,
+                          Timer waits) {
     }
 
     private Meters meters(RateLimiter limiter) {
         return meters.computeIfAbsent(limiter.name(), name -> new Meters(decisions(name, "allowed"),
-                decisions(name, "rejected"), decisions(name, "error"),
+                decisions(name, "rejected"), decisions(name, "overloaded"), decisions(name, "error"),
                 Counter.builder("sluice.key.errors").description("Calls whose key or cost could not be worked out")
                         .tag("limiter", name).register(registry),
                 Timer.builder("sluice.wait").description("How long calls waited for a permit")
@@ -47,6 +50,12 @@ final class MicrometerRateLimitListener implements RateLimitListener {
     public void onDecision(RateLimiter limiter, String key, Decision decision) {
         Meters limiterMeters = meters(limiter);
         (decision.allowed() ? limiterMeters.allowed : limiterMeters.rejected).increment();
+    }
+
+    @Override
+    public void onStoreOverloaded(RateLimiter limiter, String key, Decision decision,
+                                  StoreOverloadedException overload) {
+        meters(limiter).overloaded.increment();
     }
 
     @Override

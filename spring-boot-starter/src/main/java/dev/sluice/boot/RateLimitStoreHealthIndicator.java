@@ -2,15 +2,21 @@ package dev.sluice.boot;
 
 import dev.sluice.RateLimitStore;
 import dev.sluice.StoreCircuitBreaker;
+import dev.sluice.StoreQueue;
 import dev.sluice.annotation.FailurePolicy;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 
 /**
- * The {@code sluice} health component: the state of the store's circuit breaker.
- * {@code UP} while the store answers; {@code CIRCUIT_OPEN} while it fails and the limiters follow
- * their failure policy; {@code CIRCUIT_HALF_OPEN} while one call probes it. The last two are
+ * The {@code sluice} health component: the state of the store's circuit breaker and, for a store
+ * whose decisions wait in a queue (the Redis store), the queue: {@code queued}, the decisions
+ * waiting now; {@code capacity}, the most that may wait; and {@code overloaded}, how many got the
+ * store's overload policy so far. A full queue is a spike, not an outage, and leaves the status
+ * as it is. {@code UP} while the store answers; {@code CIRCUIT_OPEN} while it fails and the
+ * limiters follow their failure policy; {@code CIRCUIT_HALF_OPEN} while one call probes it. The last two are
  * statuses of their own, which leave the application's overall health {@code UP}: a limiter
  * whose store is down still serves by its failure policy, and must not take the instance out of
  * its load balancer. An application whose limits fail closed may rank them below {@code DOWN}
@@ -40,6 +46,7 @@ public class RateLimitStoreHealthIndicator implements HealthIndicator {
         Health.Builder health = Health.up()
                 .withDetail("store", TimedRateLimitStore.name(store))
                 .withDetail("defaultFailurePolicy", defaultFailurePolicy);
+        store.queue().ifPresent(queue -> health.withDetail("queue", queueDetails(queue)));
         store.circuitBreaker().ifPresent(breaker -> {
             StoreCircuitBreaker.State state = breaker.state();
             health.withDetail("circuitBreaker", state);
@@ -50,5 +57,14 @@ public class RateLimitStoreHealthIndicator implements HealthIndicator {
             }
         });
         return health.build();
+    }
+
+    /** A queue's figures: {@code queued}, {@code capacity} and {@code overloaded}, in that order. */
+    private static Map<String, Object> queueDetails(StoreQueue queue) {
+        Map<String, Object> details = new LinkedHashMap<>();
+        details.put("queued", queue.queued());
+        details.put("capacity", queue.capacity());
+        details.put("overloaded", queue.overloaded());
+        return details;
     }
 }

@@ -2,6 +2,7 @@ package dev.sluice.boot;
 
 import dev.sluice.RateLimiter;
 import dev.sluice.RateLimiterRegistry;
+import dev.sluice.StoreQueue;
 import dev.sluice.Tier;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -20,8 +21,9 @@ import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 
 /**
- * The {@code ratelimits} actuator endpoint: every limiter with its tiers, its store and the
- * state of the store's circuit breaker, its failure policy, and the calls it allowed and rejected
+ * The {@code ratelimits} actuator endpoint: every limiter with its tiers, its store, the state of
+ * the store's circuit breaker and its queue (for a store whose decisions wait in one), its
+ * failure policy, and the calls it allowed and rejected
  * since the application started; and, for operators, forgetting one key of a limiter, which
  * unblocks that caller ({@code DELETE /actuator/ratelimits/{limiter}/{key}}), and changing a
  * limiter's tier of one window, or one plan's, while the application runs, counts kept
@@ -62,6 +64,7 @@ public class RateLimitsEndpoint {
         return new LimiterDescriptor(limiter.name(), TierDescriptor.of(limiter.tiers()), plans,
                 TimedRateLimitStore.name(limiter.store()),
                 limiter.store().circuitBreaker().map(breaker -> breaker.state().name()).orElse(null),
+                limiter.store().queue().map(QueueDescriptor::of).orElse(null),
                 limiter.onStoreFailure().name(),
                 statistics.allowed(limiter.name()), statistics.rejected(limiter.name()));
     }
@@ -199,13 +202,29 @@ public class RateLimitsEndpoint {
      * @param store         the store's type
      * @param storeState    the state of the store's circuit breaker (CLOSED, OPEN or HALF_OPEN);
      *                      null for a store without one
+     * @param storeQueue    the queue the store's decisions wait in; null for a store without one
      * @param failurePolicy what its calls do when the store cannot decide them
      * @param allowed       calls allowed since start
-     * @param rejected      calls rejected since start
+     * @param rejected      calls rejected since start, those rejected because the store was
+     *                      overloaded included
      */
     public record LimiterDescriptor(String name, List<TierDescriptor> tiers, Map<String, List<TierDescriptor>> plans,
-                                    String store, @Nullable String storeState,
+                                    String store, @Nullable String storeState, @Nullable QueueDescriptor storeQueue,
                                     String failurePolicy, long allowed, long rejected) {
+    }
+
+    /**
+     * The queue a store's decisions wait in, shared by every limiter on the store.
+     *
+     * @param queued     decisions waiting to be sent now
+     * @param capacity   the most that may wait
+     * @param overloaded decisions that got the store's overload policy since start
+     */
+    public record QueueDescriptor(int queued, int capacity, long overloaded) {
+
+        static QueueDescriptor of(StoreQueue queue) {
+            return new QueueDescriptor(queue.queued(), queue.capacity(), queue.overloaded());
+        }
     }
 
     /**

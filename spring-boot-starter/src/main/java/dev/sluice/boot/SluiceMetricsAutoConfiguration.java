@@ -3,6 +3,7 @@ package dev.sluice.boot;
 import dev.sluice.LocalSyncRateLimitStore;
 import dev.sluice.RateLimitStore;
 import dev.sluice.StoreCircuitBreaker;
+import dev.sluice.StoreQueue;
 import dev.sluice.config.RateLimiterRegistryCustomizer;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -18,7 +19,8 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * Micrometer metrics for Sluice: {@code sluice.decisions}, {@code sluice.store.latency},
- * {@code sluice.store.state}, {@code sluice.wait}, {@code sluice.key.errors} and
+ * {@code sluice.store.state}, {@code sluice.store.queue}, {@code sluice.store.queue.capacity},
+ * {@code sluice.store.overloaded}, {@code sluice.wait}, {@code sluice.key.errors} and
  * {@code sluice.plans.unknown}, when the application has a
  * {@link MeterRegistry}.
  */
@@ -60,6 +62,34 @@ public class SluiceMetricsAutoConfiguration {
                         .tag("state", state.name().toLowerCase(Locale.ROOT))
                         .register(registry);
             }
+        });
+    }
+
+    /**
+     * For a store whose decisions wait in a queue (the Redis store): {@code sluice.store.queue},
+     * the decisions waiting to be sent now; {@code sluice.store.queue.capacity}, the most that may
+     * wait; and {@code sluice.store.overloaded}, a counter of the decisions that found the queue
+     * full or waited too long in it, and got the store's overload policy. All tagged {@code store}.
+     *
+     * @param store the store the limiters use
+     * @return the meters; none for a store without a queue
+     */
+    @Bean
+    MeterBinder sluiceStoreQueueMetrics(RateLimitStore store) {
+        return registry -> store.queue().ifPresent(queue -> {
+            String name = TimedRateLimitStore.name(store);
+            Gauge.builder("sluice.store.queue", queue, StoreQueue::queued)
+                    .description("Decisions waiting to be sent to the store")
+                    .tag("store", name)
+                    .register(registry);
+            Gauge.builder("sluice.store.queue.capacity", queue, StoreQueue::capacity)
+                    .description("The most decisions that may wait to be sent to the store")
+                    .tag("store", name)
+                    .register(registry);
+            FunctionCounter.builder("sluice.store.overloaded", queue, StoreQueue::overloaded)
+                    .description("Decisions the store's queue could not hold in time, which got its overload policy")
+                    .tag("store", name)
+                    .register(registry);
         });
     }
 

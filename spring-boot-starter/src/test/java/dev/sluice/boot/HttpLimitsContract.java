@@ -292,7 +292,8 @@ abstract class HttpLimitsContract {
         assertThat(endpoint.getResponseBody())
                 .contains("{\"name\":\"otp-ip\",\"tiers\":[{\"limit\":3,\"window\":\"PT1M\",\"algorithm\":\"SLIDING_LOG\","
                         + "\"countRejected\":false,\"blockFor\":\"PT15M\"}],\"plans\":{},\"store\":\"" + storeName() + "\",\"storeState\":"
-                        + storeState() + ",\"failurePolicy\":\"LOCAL_FALLBACK\",\"allowed\":")
+                        + storeState() + ",\"storeQueue\":")
+                .contains(",\"failurePolicy\":\"LOCAL_FALLBACK\",\"allowed\":")
                 .contains("\"name\":\"org-reads\",\"tiers\":[{\"limit\":2,\"window\":\"PT1M\"");
     }
 

@@ -18,7 +18,10 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
  * <li>{@link RateLimitExceededException} becomes {@code 429 Too Many Requests}, of type
  * {@code sluice.web.problem-type} ({@link SluiceProperties.Web#QUOTA_EXCEEDED} unless set), whose {@code detail}
  * is the limiter's message and whose {@code violated-policies} names the limiter, with
- * {@code Retry-After} in whole seconds rounded up and the rate-limit headers;</li>
+ * {@code Retry-After} in whole seconds rounded up and the rate-limit headers. A call rejected
+ * because the store was overloaded ({@link RateLimitExceededException#overloaded()}) is answered
+ * the same way, never with 503: its {@code detail} says {@code "Rate limit store overloaded"},
+ * and {@code Retry-After} is the store's hint;</li>
  * <li>{@link StoreUnavailableException}, which a limiter with the {@code FAIL_CLOSED} failure
  * policy throws while its store cannot decide, becomes {@code 503 Service Unavailable} with a
  * short {@code Retry-After}: the service is fine, but the call cannot be checked right now.</li>

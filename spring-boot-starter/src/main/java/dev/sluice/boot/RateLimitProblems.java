@@ -22,7 +22,8 @@ final class RateLimitProblems {
 
     /**
      * {@code 429 Too Many Requests} of type {@code problemType}, whose {@code detail} is the
-     * limiter's message and whose {@code violated-policies} names the limiter.
+     * rejection's reason (the limiter's message, or {@code "Rate limit store overloaded"} when the
+     * store was overloaded) and whose {@code violated-policies} names the limiter.
      *
      * @param rejection   the rejection
      * @param problemType {@code sluice.web.problem-type}

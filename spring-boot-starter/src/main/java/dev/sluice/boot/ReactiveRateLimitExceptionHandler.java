@@ -18,7 +18,8 @@ import org.springframework.web.server.ServerWebExchange;
  * <li>{@link RateLimitExceededException} becomes {@code 429 Too Many Requests}, of type
  * {@code sluice.web.problem-type}, whose {@code detail} is the limiter's message and whose
  * {@code violated-policies} names the limiter, with {@code Retry-After} in whole seconds rounded
- * up and the rate-limit headers;</li>
+ * up and the rate-limit headers; also, never as 503, a call rejected because the store was
+ * overloaded, whose {@code detail} says {@code "Rate limit store overloaded"};</li>
  * <li>{@link StoreUnavailableException} ({@code FAIL_CLOSED} while the store cannot decide)
  * becomes {@code 503 Service Unavailable} with a short {@code Retry-After};</li>
  * <li>{@link RateLimitKeyException} (a key or cost expression without a value, under the

@@ -151,7 +151,8 @@ public class SluiceAutoConfiguration {
 
     /**
      * {@code sluice.store=redis}: the Lua store, on the application's Redisson client or one of
-     * its own, which does not wait for Redis to start.
+     * its own, which does not need Redis to be up: start-up waits for it to connect and load its
+     * script for at most {@code sluice.redis.warm-up-timeout}, then goes on without it.
      */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnProperty(name = "sluice.store", havingValue = "redis")
@@ -168,25 +169,51 @@ public class SluiceAutoConfiguration {
         }
 
         /**
-         * The store, which connects and loads its script in the background as the application
-         * starts.
+         * Holds start-up, once every bean is made, until the store is warm or
+         * {@code sluice.redis.warm-up-timeout} is over.
+         */
+        @Bean
+        StoreWarmUp sluiceRedisWarmUp(SluiceProperties properties) {
+            return new StoreWarmUp(properties.getRedis().getWarmUpTimeout());
+        }
+
+        /**
+         * The store, which starts connecting and loading its script as soon as it is made, in
+         * the background; {@code warmUp} holds start-up until it is done.
          */
         @Bean
         RedissonRateLimitStore sluiceRedissonRateLimitStore(RedissonClient client, SluiceProperties properties,
-                                                            Environment environment, BeanFactory beanFactory) {
+                                                            Environment environment, BeanFactory beanFactory,
+                                                            StoreWarmUp warmUp) {
             boolean ownClient = beanFactory.containsBean(OWN_CLIENT) && beanFactory.getBean(OWN_CLIENT) == client;
+            SluiceProperties.Redis redis = properties.getRedis();
             RedissonRateLimitStore.Builder store = RedissonRateLimitStore.builder(client)
-                    .keyPrefix(properties.getRedis().getKeyPrefix());
-            RedisConnection.timeout(properties.getRedis(), environment, ownClient).ifPresent(store::timeout);
-            String keyHashSecret = properties.getRedis().getKeyHashSecret();
+                    .keyPrefix(redis.getKeyPrefix())
+                    .onOverload(redis.getOnOverload());
+            RedisConnection.timeout(redis, environment, ownClient).ifPresent(store::timeout);
+            String keyHashSecret = redis.getKeyHashSecret();
             if (keyHashSecret != null) {
                 store.keyHashSecret(keyHashSecret);
+            }
+            Integer batchSize = redis.getBatchSize();
+            if (batchSize != null) {
+                configure("sluice.redis.batch-size", "Set it from 1 (one script call per decision) to 1024.",
+                        () -> store.batchSize(batchSize));
+            }
+            Integer maxQueued = redis.getMaxQueued();
+            if (maxQueued != null) {
+                configure("sluice.redis.max-queued", "Set it to at least 1, such as 20000.",
+                        () -> store.maxQueued(maxQueued));
+            }
+            Duration maxQueueWait = redis.getMaxQueueWait();
+            if (maxQueueWait != null) {
+                configure("sluice.redis.max-queue-wait", "Set it to a positive duration, such as 1s.",
+                        () -> store.maxQueueWait(maxQueueWait));
             }
             SluiceProperties.CircuitBreaker outages = properties.getCircuitBreaker();
             if (outages.getRecordExceptions() != null || outages.getIgnoreExceptions() != null) {
                 // The store's own breaker, with the outages configured.
-                Duration timeout = RedisConnection.timeout(properties.getRedis(), environment, ownClient)
-                        .orElse(Duration.ZERO);
+                Duration timeout = RedisConnection.timeout(redis, environment, ownClient).orElse(Duration.ZERO);
                 StoreCircuitBreaker.Builder breaker = StoreCircuitBreaker.builder()
                         .name(RedissonRateLimitStore.class.getSimpleName())
                         .openDuration(timeout.compareTo(StoreCircuitBreaker.DEFAULT_OPEN_DURATION) > 0 ? timeout
@@ -200,8 +227,17 @@ public class SluiceAutoConfiguration {
                 store.circuitBreaker(breaker.build());
             }
             RedissonRateLimitStore built = store.build();
-            built.warmUp();
+            warmUp.started(RedissonRateLimitStore.class.getSimpleName(), built.warmUp());
             return built;
+        }
+
+        /** Applies one setting to the store's builder, which refuses a value it cannot take. */
+        private static void configure(String property, String action, Runnable setting) {
+            try {
+                setting.run();
+            } catch (IllegalArgumentException e) {
+                throw new SluiceConfigurationException(property + " is invalid: " + e.getMessage(), action, e);
+            }
         }
     }
 

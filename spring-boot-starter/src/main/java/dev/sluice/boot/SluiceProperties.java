@@ -1,5 +1,6 @@
 package dev.sluice.boot;
 
+import dev.sluice.OverloadPolicy;
 import dev.sluice.annotation.Algorithm;
 import dev.sluice.annotation.FailurePolicy;
 import dev.sluice.annotation.KeyErrorPolicy;
@@ -281,6 +282,44 @@ public class SluiceProperties {
          */
         private @Nullable String keyHashSecret;
 
+        /**
+         * The most decisions one script call sends: decisions that wait while calls to Redis are
+         * in flight leave together, many per call, from 1 (one call per decision) to 1024.
+         * Default 128.
+         */
+        private @Nullable Integer batchSize;
+
+        /**
+         * The most decisions that may wait to be sent at once; those beyond it get the overload
+         * policy at once, so that a spike costs bounded memory. At least 1; default 20000.
+         */
+        private @Nullable Integer maxQueued;
+
+        /**
+         * The longest a decision may wait to be sent; one that waited longer gets the overload
+         * policy instead. Positive; default 1s. Not part of the timeout, which counts from when a
+         * decision is sent.
+         */
+        private @Nullable Duration maxQueueWait;
+
+        /**
+         * What decisions beyond the queue (max-queued, max-queue-wait) get: a rejection, answered
+         * with 429 and Retry-After, never 503 (reject); or a decision in this JVM with the same
+         * tiers, so that a limit shared by n instances admits up to n times its figure while the
+         * spike lasts (local-fallback). Either way no failure policy applies: an overload is a
+         * spike, not an outage.
+         */
+        private OverloadPolicy onOverload = OverloadPolicy.REJECT;
+
+        /**
+         * The longest start-up waits for the store to connect to Redis and load its script, so
+         * that the application reports ready with the first decisions paying neither. When Redis
+         * cannot be reached in that time, a warning says so and the application starts anyway:
+         * the store connects with its first decisions, which follow the failure policy until it
+         * does. 0s: do not wait, connect in the background.
+         */
+        private Duration warmUpTimeout = Duration.ofSeconds(5);
+
         /** Counting in this JVM, synced with Redis on an interval, for the hottest limiters. */
         private final LocalSync localSync = new LocalSync();
 
@@ -417,6 +456,96 @@ public class SluiceProperties {
          */
         public void setKeyHashSecret(@Nullable String keyHashSecret) {
             this.keyHashSecret = keyHashSecret;
+        }
+
+        /**
+         * The most decisions one script call sends.
+         *
+         * @return the batch size, or null for the store's default
+         */
+        public @Nullable Integer getBatchSize() {
+            return batchSize;
+        }
+
+        /**
+         * Sets the most decisions one script call sends.
+         *
+         * @param batchSize from 1 to 1024
+         */
+        public void setBatchSize(@Nullable Integer batchSize) {
+            this.batchSize = batchSize;
+        }
+
+        /**
+         * The most decisions that may wait to be sent at once.
+         *
+         * @return the bound, or null for the store's default
+         */
+        public @Nullable Integer getMaxQueued() {
+            return maxQueued;
+        }
+
+        /**
+         * Sets the most decisions that may wait to be sent at once.
+         *
+         * @param maxQueued at least 1
+         */
+        public void setMaxQueued(@Nullable Integer maxQueued) {
+            this.maxQueued = maxQueued;
+        }
+
+        /**
+         * The longest a decision may wait to be sent.
+         *
+         * @return the wait, or null for the store's default
+         */
+        public @Nullable Duration getMaxQueueWait() {
+            return maxQueueWait;
+        }
+
+        /**
+         * Sets the longest a decision may wait to be sent.
+         *
+         * @param maxQueueWait positive
+         */
+        public void setMaxQueueWait(@Nullable Duration maxQueueWait) {
+            this.maxQueueWait = maxQueueWait;
+        }
+
+        /**
+         * What decisions beyond the queue get.
+         *
+         * @return the overload policy
+         */
+        public OverloadPolicy getOnOverload() {
+            return onOverload;
+        }
+
+        /**
+         * Sets what decisions beyond the queue get.
+         *
+         * @param onOverload the overload policy
+         */
+        public void setOnOverload(OverloadPolicy onOverload) {
+            this.onOverload = onOverload;
+        }
+
+        /**
+         * The longest start-up waits for the store to connect and load its script.
+         *
+         * @return the timeout; zero not to wait
+         */
+        public Duration getWarmUpTimeout() {
+            return warmUpTimeout;
+        }
+
+        /**
+         * Sets the longest start-up waits for the store to connect and load its script.
+         *
+         * @param warmUpTimeout zero or more
+         */
+        public void setWarmUpTimeout(Duration warmUpTimeout) {
+            this.warmUpTimeout = warmUpTimeout;
         }
     }
 

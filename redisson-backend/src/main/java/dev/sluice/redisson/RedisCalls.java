@@ -157,6 +157,16 @@ final class RedisCalls {
     }
 
     /**
+     * Whether Redis has answered a call of the store yet: until then the client may still be
+     * connecting, on the connector thread.
+     *
+     * @return {@code true} once it has
+     */
+    boolean connected() {
+        return connected;
+    }
+
+    /**
      * Runs a send: at once once Redis has answered, and until then from the connector thread,
      * where a lazily initialised client may take its time to connect.
      *

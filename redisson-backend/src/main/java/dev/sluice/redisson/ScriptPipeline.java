@@ -27,7 +27,14 @@ import org.redisson.api.RBatch;
 import org.redisson.api.RScript;
 import org.redisson.api.RScriptAsync;
 import org.redisson.api.RedissonClient;
+import org.redisson.client.RedisClusterDownException;
+import org.redisson.client.RedisLoadingException;
+import org.redisson.client.RedisMasterDownException;
 import org.redisson.client.RedisNoScriptException;
+import org.redisson.client.RedisNodeNotFoundException;
+import org.redisson.client.RedisReadonlyException;
+import org.redisson.client.RedisTryAgainException;
+import org.redisson.client.WriteRedisConnectionException;
 import org.redisson.connection.CRC16;
 
 /**
@@ -66,9 +73,17 @@ final class ScriptPipeline implements StoreQueue {
     /** The bytes of one decision's reply: nine doubles. */
     private static final int REPLY_BYTES = 72;
     /** How many more periods a script call gets while its timer keeps firing late. */
-    static final int MAX_GRACE_PERIODS = 10;
+    static final int MAX_GRACE_PERIODS = 8;
+    /** How soon a script call Redis refused without running it for a moment is sent again. */
+    private static final long RESEND_MILLIS = 10;
     /** How late a timer may fire and still be taken as on time. */
     private static final long STALL_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
+    /**
+     * The timer of every pipeline's sends, one daemon thread for the JVM: a check is a few
+     * completions, and a pipeline has at most one scheduled.
+     */
+    private static final ScheduledExecutorService TIMER = timer();
 
     private final RedissonClient client;
     private final RScript scripts;
@@ -82,6 +97,7 @@ final class ScriptPipeline implements StoreQueue {
     private final int maxQueued;
     private final long maxQueueWaitNanos;
     private final long timeoutNanos;
+    private final long probeNanos;
     private final Queue<Pending> queue = new ConcurrentLinkedQueue<>();
     private final Queue<Pending> reserving = new ConcurrentLinkedQueue<>();
     private final AtomicInteger queued = new AtomicInteger();
@@ -95,12 +111,6 @@ final class ScriptPipeline implements StoreQueue {
     private final AtomicBoolean timerArmed = new AtomicBoolean();
     private volatile long checkAt;
     private final RedisCalls redis;
-
-    /**
-     * The timer of every pipeline's sends, one daemon thread for the JVM: a check is a few
-     * completions, and a pipeline has at most one scheduled.
-     */
-    private static final ScheduledExecutorService TIMER = timer();
 
     /** How the pipeline is set up. */
     record Settings(int batchSize, int maxQueued, Duration maxQueueWait, Duration timeout) {
@@ -131,6 +141,7 @@ final class ScriptPipeline implements StoreQueue {
         this.maxQueued = settings.maxQueued();
         this.maxQueueWaitNanos = settings.maxQueueWait().toNanos();
         this.timeoutNanos = settings.timeout().toNanos();
+        this.probeNanos = timeoutNanos;
         // One attempt, as for single calls: a script call sent again would count its decisions twice.
         this.batchOptions = BatchOptions.defaults().retryAttempts(0)
                 .responseTimeout(RedisCalls.LATE_REPLIES.toMillis(), TimeUnit.MILLISECONDS);
@@ -239,6 +250,17 @@ final class ScriptPipeline implements StoreQueue {
         }
     }
 
+    /**
+     * Whether the server of a key answers a read ({@code EXISTS}), which a server paused for
+     * writes (a planned failover) still does, within a timeout. Where the client reads from
+     * replicas, it asks one of them: then a master that stopped answering is given the grace
+     * periods before its calls fail.
+     */
+    private CompletableFuture<Long> alive(String slotKey) {
+        return client.getKeys().countExistsAsync(slotKey).toCompletableFuture()
+                .orTimeout(probeNanos, TimeUnit.NANOSECONDS);
+    }
+
     /** Moves up to a batch's worth from a queue, refusing those that waited too long. */
     private void take(Queue<Pending> from, List<Pending> batch) {
         long now = System.nanoTime();
@@ -256,7 +278,7 @@ final class ScriptPipeline implements StoreQueue {
 
     private void requeue(Pending pending) {
         queued.incrementAndGet();
-        queue.add(pending);
+        (pending.call.reserves() ? reserving : queue).add(pending);
         drain();
     }
 
@@ -287,15 +309,22 @@ final class ScriptPipeline implements StoreQueue {
         List<List<Pending>> groups = groups(sent.batch);
         List<CompletableFuture<?>> replies = new ArrayList<>(groups.size());
         if (groups.size() == 1) {
-            replies.add(evalSha(groups.get(0), deadline, scripts));
+            ScriptCall call = ScriptCall.of(calls(groups.get(0)), deadline);
+            replies.add(evalSha(sent, groups.get(0), call, attempt(scripts, call)));
         } else {
             RBatch pipeline = client.createBatch(batchOptions);
             RScriptAsync batched = pipeline.getScript(DecisionCodec.INSTANCE);
-            groups.forEach(group -> replies.add(evalSha(group, deadline, batched)));
+            List<CompletableFuture<byte[]>> attempts = new ArrayList<>(groups.size());
+            for (List<Pending> group : groups) {
+                ScriptCall call = ScriptCall.of(calls(group), deadline);
+                CompletableFuture<byte[]> attempt = attempt(batched, call);
+                attempts.add(attempt);
+                replies.add(evalSha(sent, group, call, attempt));
+            }
             pipeline.executeAsync().whenComplete((result, failure) -> {
                 if (failure != null) {
-                    // A send that fails as a whole (no connection) may leave its calls unanswered.
-                    sent.batch.forEach(pending -> pending.fail(RedisCalls.unwrap(failure)));
+                    // A send that fails as a whole (no connection) may leave its script calls unanswered.
+                    attempts.forEach(attempt -> attempt.completeExceptionally(RedisCalls.unwrap(failure)));
                 }
             });
         }
@@ -313,41 +342,95 @@ final class ScriptPipeline implements StoreQueue {
         return new ArrayList<>(bySlot.values());
     }
 
+    private static List<Call> calls(List<Pending> group) {
+        return group.stream().map(Pending::call).toList();
+    }
+
     /**
-     * One script call deciding a group's decisions; when the server does not know the script
-     * (after a restart, a failover or {@code SCRIPT FLUSH}), it is loaded where the keys live and
-     * the call sent again.
+     * One script call deciding a group's decisions, from its first attempt on. It is sent again,
+     * while any of them waits, when Redis did not run it: when the server does not know the
+     * script (after a restart, a failover or {@code SCRIPT FLUSH}), once it is loaded where the
+     * keys live; when the keys' slot is moving or their node changing roles, or the connection
+     * it was to go over could not take it, shortly after.
      */
-    private CompletableFuture<?> evalSha(List<Pending> group, double deadline, RScriptAsync through) {
-        ScriptCall call = ScriptCall.of(group.stream().map(Pending::call).toList(), deadline);
-        List<Object> keys = call.keys();
-        Object[] arguments = call.arguments();
-        String slotKey = group.get(0).call.slotKey();
-        CompletableFuture<byte[]> reply = through.<byte[]>evalShaAsync(slotKey, RScript.Mode.READ_WRITE, sha,
-                RScript.ReturnType.VALUE, keys, arguments).toCompletableFuture();
-        return reply.exceptionallyCompose(failure -> RedisCalls.unwrap(failure) instanceof RedisNoScriptException
-                ? scripts.scriptLoadAsync(slotKey, script).toCompletableFuture()
-                        .thenCompose(loaded -> scripts.<byte[]>evalShaAsync(slotKey, RScript.Mode.READ_WRITE, sha,
-                                RScript.ReturnType.VALUE, keys, arguments).toCompletableFuture())
-                : CompletableFuture.failedFuture(failure))
-                .whenComplete((replied, failure) -> {
-                    if (failure != null) {
-                        group.forEach(pending -> pending.fail(RedisCalls.unwrap(failure)));
-                        return;
+    private CompletableFuture<?> evalSha(InFlight sent, List<Pending> group, ScriptCall call,
+                                         CompletableFuture<byte[]> attempt) {
+        return again(sent, group, call, attempt).whenComplete((replied, failure) -> {
+            if (failure != null) {
+                group.forEach(pending -> pending.fail(RedisCalls.unwrap(failure)));
+                return;
+            }
+            for (int p = 0; p < group.size(); p++) {
+                byte[] figures = ScriptCall.reply(replied, p);
+                Pending pending = group.get(p);
+                if (DecisionCodec.figure(figures, 0) == -1 && !pending.reply.isDone()) {
+                    // Redis ran it after its deadline, and so did nothing, while its caller still waits: this JVM was
+                    // slow to send it, or Redis held it back (a planned failover). It goes again with the next send.
+                    serverClock.sample(DecisionCodec.figure(figures, 1));
+                    requeue(pending);
+                } else {
+                    pending.answer(figures);
+                }
+            }
+        });
+    }
+
+    /** An attempt's reply; when Redis did not run it, that of another attempt. */
+    private CompletableFuture<byte[]> again(InFlight sent, List<Pending> group, ScriptCall call,
+                                            CompletableFuture<byte[]> attempt) {
+        return attempt.exceptionallyCompose(failure -> {
+            Throwable cause = RedisCalls.unwrap(failure);
+            boolean waiting = group.stream().anyMatch(pending -> !pending.reply.isDone());
+            if (waiting && cause instanceof RedisNoScriptException) {
+                return scripts.scriptLoadAsync(call.slotKey(), script).toCompletableFuture()
+                        .thenCompose(loaded -> again(sent, group, call, attempt(scripts, call)));
+            }
+            if (waiting && (notRun(cause) || cause instanceof WriteRedisConnectionException)) {
+                // Redis turning it away says Redis is there; a connection that could not take it says nothing.
+                sent.redirected |= notRun(cause);
+                CompletableFuture<byte[]> later = new CompletableFuture<>();
+                TIMER.schedule(() -> again(sent, group, call, attempt(scripts, call)).whenComplete((replied, failed) -> {
+                    if (failed != null) {
+                        later.completeExceptionally(failed);
+                    } else {
+                        later.complete(replied);
                     }
-                    for (int p = 0; p < group.size(); p++) {
-                        byte[] figures = ScriptCall.reply(replied, p);
-                        Pending pending = group.get(p);
-                        if (DecisionCodec.figure(figures, 0) == -1 && !pending.call.reserves() && !pending.reply.isDone()) {
-                            // Redis ran it after its deadline, and so did nothing, while its caller still waits: this
-                            // JVM was slow to send it. It goes again with the next send.
-                            serverClock.sample(DecisionCodec.figure(figures, 1));
-                            requeue(pending);
+                }), RESEND_MILLIS, TimeUnit.MILLISECONDS);
+                return later;
+            }
+            return CompletableFuture.failedFuture(failure);
+        });
+    }
+
+    /** Sends a script call once: its reply's bytes, or what it failed with. */
+    private CompletableFuture<byte[]> attempt(RScriptAsync through, ScriptCall call) {
+        CompletableFuture<byte[]> reply = new CompletableFuture<>();
+        try {
+            through.<byte[]>evalShaAsync(call.slotKey(), RScript.Mode.READ_WRITE, sha, RScript.ReturnType.VALUE,
+                    call.keys(), call.arguments()).whenComplete((replied, failure) -> {
+                        if (failure != null) {
+                            reply.completeExceptionally(failure);
                         } else {
-                            pending.answer(figures);
+                            reply.complete(replied);
                         }
-                    }
-                });
+                    });
+        } catch (RuntimeException e) {
+            reply.completeExceptionally(e);
+        }
+        return reply;
+    }
+
+    /**
+     * Whether Redis refused a script call without running it, for a moment: its keys' slot is
+     * being moved between nodes ({@code TRYAGAIN}), the node is a replica now or loading its data,
+     * or the cluster is settling after a failover (the client has not learnt yet of the master it
+     * is sent to).
+     */
+    private static boolean notRun(Throwable failure) {
+        return failure instanceof RedisTryAgainException || failure instanceof RedisNodeNotFoundException
+                || failure instanceof RedisReadonlyException
+                || failure instanceof RedisLoadingException || failure instanceof RedisClusterDownException
+                || failure instanceof RedisMasterDownException;
     }
 
     /**
@@ -385,6 +468,11 @@ final class ScriptPipeline implements StoreQueue {
             return new ScriptCall(keys, arguments.toArray());
         }
 
+        /** The key that decides which node of a cluster runs the script call. */
+        String slotKey() {
+            return keys.get(0).toString();
+        }
+
         /**
          * One call's reply, of the replies of a script call.
          *
@@ -420,7 +508,11 @@ final class ScriptPipeline implements StoreQueue {
         private final AtomicBoolean over = new AtomicBoolean();
         /** When it times out, in {@link System#nanoTime()}; later by a period for each grace. */
         private volatile long due;
-        private int graces;
+        private volatile int graces;
+        /** Whether a read asks its server whether it is alive. */
+        private volatile boolean probing;
+        /** Whether Redis refused a script call of it without running it since the last check. */
+        private volatile boolean redirected;
 
         InFlight(List<Pending> batch, boolean carriesReserving, long sentAt) {
             this.batch = batch;
@@ -430,8 +522,12 @@ final class ScriptPipeline implements StoreQueue {
         }
 
         /**
-         * Times the send out if it is due; but when the check itself came late, this JVM was not
-         * running, and neither was the code reading replies: the send gets another period.
+         * Times the send out if it is due, unless Redis is only slow to run it. When the check
+         * itself came late, or every core of the machine has been busy, this JVM may not have run
+         * the code reading replies; when the server of a decision still waiting answers a script
+         * that writes nothing, it is alive but not running scripts that write, as while it is
+         * paused for a planned failover: either way the send gets another period, up to
+         * {@link #MAX_GRACE_PERIODS}.
          *
          * @return whether it is still in flight
          */
@@ -442,16 +538,45 @@ final class ScriptPipeline implements StoreQueue {
             if (now - due < 0) {
                 return true;
             }
-            if (checkCameLate && graces < MAX_GRACE_PERIODS) {
-                graces++;
-                due = now + timeoutNanos;
+            if (probing) {
+                due = now + probeNanos;
                 return true;
+            }
+            if (graces < MAX_GRACE_PERIODS) {
+                if (checkCameLate || redirected || MachineLoad.saturated()) {
+                    graces++;
+                    redirected = false;
+                    due = now + timeoutNanos;
+                    return true;
+                }
+                Pending waiting = batch.stream().filter(pending -> !pending.reply.isDone()).findFirst().orElse(null);
+                if (waiting != null && redis.connected()) {
+                    probing = true;
+                    due = now + probeNanos;
+                    alive(waiting.call.slotKey()).whenComplete((answered, failure) -> TIMER.execute(() -> {
+                        probing = false;
+                        if (failure == null) {
+                            graces++;
+                            due = System.nanoTime() + timeoutNanos;
+                        } else {
+                            timeOut(System.nanoTime());
+                        }
+                    }));
+                    return true;
+                }
+            }
+            timeOut(now);
+            return false;
+        }
+
+        private void timeOut(long now) {
+            if (over.get()) {
+                return;
             }
             TimeoutException timeout = new TimeoutException("sent " + TimeUnit.NANOSECONDS.toMillis(now - sentAt)
                     + " ms ago");
             batch.forEach(pending -> pending.fail(timeout));
             over();
-            return false;
         }
 
         /** The send is replied or timed out, whichever comes first: the next may go. */

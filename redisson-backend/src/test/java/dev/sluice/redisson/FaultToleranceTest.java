@@ -249,11 +249,13 @@ class FaultToleranceTest {
                 }
                 manual.report("CLUSTER FAILOVER");
                 killed.report("killed master");
-                for (Outage outage : List.of(manual, killed)) {
-                    outage.assertHandledBy(FailurePolicy.FAIL_CLOSED);
-                    assertThat(outage.recovery()).as("first decision by Redis after the failover")
-                            .isLessThan(ofSeconds(10));
-                }
+                // Sends held back by the paused master, or turned away while the client learns of the new one, wait
+                // for it; only those still unanswered once the client's topology refresh (every second) is late fail.
+                assertThat(manual.answeredByPolicy()).as("calls a planned failover left to the failure policy")
+                        .isLessThanOrEqualTo(50);
+                killed.assertHandledBy(FailurePolicy.FAIL_CLOSED);
+                assertThat(killed.recovery()).as("first decision by Redis after a replica took over")
+                        .isLessThan(ofSeconds(4));
                 assertThat(killed.answeredByPolicy()).as("calls that found the slot without a master").isPositive();
                 assertThat(store.admitted("outage:hot")).as("permits of the hot key, full before the failovers")
                         .isZero();

@@ -459,11 +459,12 @@ public final class RedisLoad {
         String base = "sluice:{" + storeKey + "}:";
         List<String> keys = new ArrayList<>();
         List<String> logs = new ArrayList<>();
-        ByteBuffer figures = ByteBuffer.allocate(32 + 34 * tiers.size()).order(ByteOrder.LITTLE_ENDIAN)
+        ByteBuffer figures = ByteBuffer.allocate(40 + 34 * tiers.size()).order(ByteOrder.LITTLE_ENDIAN)
                 .putDouble(Double.NaN)  // the time: the server's TIME, the store's default
                 .putDouble(1)           // the cost
                 .putDouble(Double.NaN)  // no deadline
-                .putDouble(0);          // decided now, never reserved
+                .putDouble(0)           // decided now, never reserved
+                .putDouble(1);          // one call
         for (Tier tier : tiers) {
             String code = switch (tier.algorithm()) {
                 case FIXED_WINDOW -> "fw";

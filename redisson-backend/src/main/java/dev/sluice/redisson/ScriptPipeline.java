@@ -73,7 +73,7 @@ final class ScriptPipeline implements StoreQueue {
     /** The bytes of one decision's reply: nine doubles. */
     private static final int REPLY_BYTES = 72;
     /** How many more periods a script call gets while its timer keeps firing late. */
-    static final int MAX_GRACE_PERIODS = 8;
+    private static final int MAX_GRACE_PERIODS = 8;
     /** How soon a script call Redis refused without running it for a moment is sent again. */
     private static final long RESEND_MILLIS = 10;
     /** How late a timer may fire and still be taken as on time. */

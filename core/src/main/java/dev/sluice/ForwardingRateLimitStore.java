@@ -93,6 +93,21 @@ public abstract class ForwardingRateLimitStore implements RateLimitStore {
     }
 
     @Override
+    public void giveBack(String key, List<Tier> tiers, long cost, Duration ago) {
+        delegate.giveBack(key, tiers, cost, ago);
+    }
+
+    @Override
+    public CompletionStage<Void> giveBackAsync(String key, List<Tier> tiers, long cost, Duration ago) {
+        return delegate.giveBackAsync(key, tiers, cost, ago);
+    }
+
+    @Override
+    public boolean givesBack(Tier tier) {
+        return delegate.givesBack(tier);
+    }
+
+    @Override
     public Optional<StoreCircuitBreaker> circuitBreaker() {
         return delegate.circuitBreaker();
     }

@@ -133,6 +133,61 @@ public interface RateLimitStore {
     }
 
     /**
+     * Gives back the permits of a call this store admitted, as if it had not been made: each
+     * tier counts what it would count without the call, in the window the call was admitted in
+     * while that window still counts. A fixed or sliding window takes the cost off the window
+     * the call was counted in; a sliding log drops one entry of the same cost admitted no later
+     * than the call; a token bucket gets back what of the cost it has not refilled since. Blocks
+     * and the counts of rejected calls stay as they are: giving back never restricts. A call the
+     * key has forgotten since (expired, reset) is not given back. Limiters call it for calls
+     * whose outcome says they do not count ({@code @RateLimited(unless = …)}).
+     *
+     * @param key   the key, already qualified by the limiter's name
+     * @param tiers the tiers the call was decided with
+     * @param cost  the permits the call took
+     * @param ago   how long ago the call was admitted; a negative one is taken as zero
+     * @throws IllegalArgumentException when the request is malformed (see {@link #check})
+     * @throws UnsupportedOperationException when the store cannot give back permits of a tier
+     *         (see {@link #givesBack}); by default it never can
+     * @throws StoreUnavailableException when the store cannot be reached in time
+     */
+    default void giveBack(String key, List<Tier> tiers, long cost, Duration ago) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot give permits back");
+    }
+
+    /**
+     * Gives back permits as {@link #giveBack} does, without blocking the calling thread.
+     * Malformed requests and store failures complete the stage exceptionally.
+     *
+     * @param key   the key, already qualified by the limiter's name
+     * @param tiers the tiers the call was decided with
+     * @param cost  the permits the call took
+     * @param ago   how long ago the call was admitted
+     * @return a stage completing once the permits are back; by default, running
+     *         {@link #giveBack} on the calling thread
+     */
+    default CompletionStage<Void> giveBackAsync(String key, List<Tier> tiers, long cost, Duration ago) {
+        try {
+            giveBack(key, tiers, cost, ago);
+            return CompletableFuture.completedFuture(null);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * Whether this store can {@linkplain #giveBack give back} the permits of calls whose tiers
+     * are like {@code tier}. Limiters that count calls by their outcome need it, and are refused
+     * when they are built on a store that cannot.
+     *
+     * @param tier a tier
+     * @return by default {@code false}
+     */
+    default boolean givesBack(Tier tier) {
+        return false;
+    }
+
+    /**
      * The circuit breaker guarding this store's calls, if it has one: its state feeds metrics,
      * health checks and the actuator. Stores that reach over the network should have one (see
      * {@link StoreCircuitBreaker}).

@@ -713,6 +713,103 @@ public final class RateLimiter {
     }
 
     /**
+     * Gives back the permits of a call this limiter admitted, as if it had not been made (see
+     * {@link RateLimitStore#giveBack}), with the tiers its plan has now: how a call counted
+     * before it ran is let off once its outcome says it does not count. A store that cannot be
+     * reached is a store failure as for decisions (listeners and the log hear of it), but the
+     * call never fails: under {@link FailurePolicy#LOCAL_FALLBACK} the permits go back to the
+     * local fallback store, which decided the call if the store was down then too; otherwise the
+     * call stays counted, the strict side.
+     *
+     * @param key        the key, as given when the call was admitted
+     * @param cost       the permits the call took
+     * @param plan       the call's plan, as given when it was admitted
+     * @param admittedAt when the call was admitted, by this limiter's clock (a registry's
+     *                   limiters use {@link RateLimiterRegistry#clock()})
+     * @throws UnsupportedOperationException when the store cannot give permits back (see
+     *         {@link #givesBack()})
+     */
+    public void giveBack(String key, long cost, @Nullable String plan, Instant admittedAt) {
+        String storeKey = storeKey(key);
+        List<Tier> tiers = tiersOf(plan).list;
+        Duration ago = since(admittedAt);
+        try {
+            store.giveBack(storeKey, tiers, cost, ago);
+        } catch (RuntimeException e) {
+            if (!isOutage.test(e)) {
+                throw e;
+            }
+            givenBackLocally(e, storeKey, tiers, cost, ago);
+        }
+    }
+
+    /**
+     * Gives back permits as {@link #giveBack} does, without blocking the calling thread.
+     *
+     * @param key        the key, as given when the call was admitted
+     * @param cost       the permits the call took
+     * @param plan       the call's plan
+     * @param admittedAt when the call was admitted, by this limiter's clock
+     * @return a stage completing once the permits are back, or once the store failed; it fails
+     *         only with {@link UnsupportedOperationException} and other programming errors
+     */
+    public CompletionStage<Void> giveBackAsync(String key, long cost, @Nullable String plan, Instant admittedAt) {
+        String storeKey = storeKey(key);
+        List<Tier> tiers = tiersOf(plan).list;
+        Duration ago = since(admittedAt);
+        CompletionStage<Void> given;
+        try {
+            given = store.giveBackAsync(storeKey, tiers, cost, ago);
+        } catch (RuntimeException e) {
+            given = CompletableFuture.failedFuture(e);
+        }
+        return given.exceptionallyCompose(failure -> {
+            Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                    ? failure.getCause() : failure;
+            if (!(cause instanceof RuntimeException e) || !isOutage.test(e)) {
+                return CompletableFuture.failedFuture(cause);
+            }
+            givenBackLocally(e, storeKey, tiers, cost, ago);
+            return CompletableFuture.completedFuture(null);
+        });
+    }
+
+    /**
+     * Whether this limiter's store can give back the permits of every tier of every plan, which
+     * counting calls by their outcome needs.
+     *
+     * @return whether {@link #giveBack} is supported for every call
+     */
+    public boolean givesBack() {
+        for (TierSet tiers : limits.all()) {
+            for (Tier tier : tiers.list) {
+                if (!store.givesBack(tier)) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    private Duration since(Instant admittedAt) {
+        Duration ago = Duration.between(Objects.requireNonNull(admittedAt, "admittedAt"), clock.instant());
+        return ago.isNegative() ? Duration.ZERO : ago;
+    }
+
+    /** A give-back the store failed: heard as a store failure, and done by the local fallback store if any. */
+    private void givenBackLocally(RuntimeException failure, String storeKey, List<Tier> tiers, long cost,
+                                  Duration ago) {
+        for (RateLimitListener listener : listeners) {
+            listener.onStoreFailure(this, failure);
+        }
+        failureLog.record(failure, storeKey);
+        RateLimitStore local = fallbackStore;
+        if (onStoreFailure == FailurePolicy.LOCAL_FALLBACK && local != null) {
+            local.giveBack(storeKey, tiers, cost, ago);
+        }
+    }
+
+    /**
      * Replaces the default tiers, from the next call on. Counts are kept wherever a new tier has
      * the algorithm and window of an old one: raising a limit mid-window admits the difference,
      * lowering it admits no more than the new figure.

@@ -36,6 +36,18 @@ public interface LimitOverrides {
     }
 
     /**
+     * The condition configured for a limiter: a SpEL expression over the call, as
+     * {@code @RateLimited(condition)} takes, that replaces the annotation's. A call for which it
+     * is {@code false} is neither limited nor counted by the limiter.
+     *
+     * @param limiterName the limiter's name
+     * @return the expression, or empty to keep the annotation's
+     */
+    default Optional<String> condition(String limiterName) {
+        return Optional.empty();
+    }
+
+    /**
      * Whether a limiter is on. A limiter that is off lets every call through.
      *
      * @param limiterName the limiter's name

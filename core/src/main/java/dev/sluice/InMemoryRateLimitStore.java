@@ -9,6 +9,7 @@ import dev.sluice.internal.StoreKeys;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import dev.sluice.annotation.Algorithm;
+import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
@@ -170,7 +171,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
         try {
             // A thread calling one key again finds its state without hashing or looking it up; a
             // state the store has dropped since is looked up again (its lock reads the flag again).
-            KeyState state = probe.recent;
+            KeyState state = probe.recent.get();
             KeyProbe lookup = null;
             if (state == null || state.dead() || !state.isKey(prefix, key)) {
                 lookup = probe.of(prefix, key);
@@ -466,20 +467,25 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
      * One thread's means to find a key's state: it stands for the store key {@code prefix + key}
      * in a lookup, so that a decision makes no string (it has that key's hash code and equals its
      * states). It holds the caller's key only during a lookup: keys may be personal data, and a
-     * caller's key may be long. Between decisions it keeps only the state it decided for last, the
-     * store's own object, holding the key as the store keeps it (at most 128 characters, a digest
-     * of a longer one), so that a thread calling one key again finds it at once; should the store
-     * drop that state, the thread lets go of it at its next decision.
+     * caller's key may be long. Between decisions it keeps a weak reference to the state it decided
+     * for last, so that a thread calling one key again finds it at once, and so that a pooled
+     * thread never keeps a key, nor its state, once the store has dropped it.
      */
     private static final class KeyProbe {
+
+        /** What a thread that has decided nothing yet remembers. */
+        private static final WeakReference<@Nullable KeyState> NONE = new WeakReference<>(null);
 
         private final SipHash hashes;
         /** The store key looked up, bounded as {@link StoreKeys#bounded} bounds keys. */
         private String prefix = "";
         private String key = "";
         private int hash;
-        /** The state this thread decided for last; it may have been dropped since, which its flag tells. */
-        @Nullable KeyState recent;
+        /**
+         * The state this thread decided for last, weakly: a pooled thread never keeps a key the
+         * store has let go of. It may have been dropped since, which its flag tells.
+         */
+        WeakReference<@Nullable KeyState> recent = NONE;
         /** The figures of this thread's decision in progress. */
         final KeyState.Outcome outcome = new KeyState.Outcome();
 
@@ -502,8 +508,8 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
         void remember(KeyState state) {
             // Threads' probes may share a cache line: a thread calling one key writes nothing.
-            if (recent != state) {
-                recent = state;
+            if (recent.get() != state) {
+                recent = new WeakReference<>(state);
             }
         }
 

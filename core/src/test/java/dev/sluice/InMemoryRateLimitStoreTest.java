@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.annotation.Algorithm;
+import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -285,5 +286,34 @@ class InMemoryRateLimitStoreTest {
                         .isFalse();
             }
         }
+    }
+
+    /**
+     * A pooled thread that decided for a key last keeps nothing of it once the store dropped the
+     * key: the key, which may be personal data, can be collected while the thread idles.
+     */
+    @Test
+    void anIdlePooledThreadKeepsNoKeyTheStoreHasDropped() throws Exception {
+        InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().clock(clock).build();
+        List<Tier> tiers = List.of(Tier.of(5, ofMinutes(1), FIXED_WINDOW));
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            WeakReference<String> kept = decidedOn(pool, store, new String("+447700900123".toCharArray()), tiers);
+            store.reset("+447700900123", tiers);
+            for (int i = 0; i < 20 && kept.get() != null; i++) {
+                System.gc();
+                Thread.sleep(50);
+            }
+            assertThat(kept.get()).as("the key, after the store dropped it").isNull();
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /** Decides once for {@code key} on {@code pool}'s thread, keeping only a weak reference to it. */
+    private static WeakReference<String> decidedOn(ExecutorService pool, InMemoryRateLimitStore store, String key,
+                                                   List<Tier> tiers) throws Exception {
+        pool.submit(() -> store.tryAcquire(key, tiers, 1)).get(10, TimeUnit.SECONDS);
+        return new WeakReference<>(key);
     }
 }

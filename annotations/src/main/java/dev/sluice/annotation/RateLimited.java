@@ -257,4 +257,85 @@ public @interface RateLimited {
      * <p>Example: {@code plan = "@tenants.planOf(#orgId)"}.
      */
     String plan() default "";
+
+    /**
+     * A SpEL expression deciding, before each call, whether the limiter applies to it, as
+     * Spring's {@code @Cacheable(condition)} decides whether to cache: a call for which it is
+     * {@code false} is neither limited nor counted by this limiter (internal clients, admins,
+     * health probes). Evaluated like {@link #key()}, with the same variables, before the key; it
+     * must give a {@code Boolean}. An expression that fails, or gives something else, is a key
+     * error ({@link #onKeyError()}). The tiers of one limiter agree on it. Configuration can
+     * replace it (Spring Boot: {@code sluice.limits.<name>.condition}).
+     *
+     * <p>Default: {@code ""}, every call is limited.
+     *
+     * <p>Example: {@code condition = "!#request.isUserInRole('ADMIN')"}.
+     */
+    String condition() default "";
+
+    /**
+     * A SpEL expression deciding, after each call, whether the permit the call took is given
+     * back, as Spring's {@code @Cacheable(unless)} decides not to cache a result: when it is
+     * {@code true}, the call counts as if it had not been made. It sees the variables of
+     * {@link #key()} and {@code #result}, what the method returned (for a
+     * {@code CompletionStage}, a {@code Mono} or a Kotlin {@code suspend} function, the value it
+     * completed with; {@code null} when it completed empty or failed), and {@code #exception},
+     * what the call threw (or failed with), else {@code null}. A method publishing many values
+     * (a {@code Flux}) has no single result: its {@code unless} may read {@code #exception}
+     * only. An expression that fails, or gives something other than a {@code Boolean}, keeps
+     * the permit (and is logged). The tiers of one limiter agree on it.
+     *
+     * <p>The permit is held while the call runs, so that concurrent calls of one key never
+     * take more permits than the limit between them; see {@link #countOn()} for counting only
+     * failures. Needs a store that can give permits back (in memory and the Redis script store
+     * can; the Bucket4j store cannot, and start-up fails naming the method).
+     *
+     * <p>Default: {@code ""}, every admitted call counts.
+     *
+     * <p>Example: {@code unless = "#result == null"} (a lookup that found nothing costs nothing).
+     */
+    String unless() default "";
+
+    /**
+     * Counts a call only when it throws one of these exceptions (or a subclass): every other
+     * call gives back the permit it took once it has run, as if it had not been made. The
+     * brute-force defence for verification endpoints: five <em>wrong</em> codes per 15 minutes
+     * per phone, however many right ones. Each call still takes its permit before it runs, so
+     * a key at its limit (or blocked by {@link #blockFor()}) is rejected without running, and
+     * concurrent calls of one key never get past the limit while their outcomes are pending: at
+     * most {@link #limit()} calls of a window are counted failures, whatever the concurrency.
+     * The price is that a call finding the key's permits all held by running calls is rejected,
+     * even if those calls then succeed. With {@link #unless()}, a call counts when it threw one
+     * of these and {@code unless} is not {@code true}. A reactive call cancelled before its
+     * outcome keeps its permit. Same store needs as {@link #unless()}; the tiers of one limiter
+     * agree on it.
+     *
+     * <p>Default: {@code {}}, calls count whatever their outcome.
+     *
+     * <p>Example: {@code countOn = WrongCodeException.class}.
+     */
+    Class<? extends Throwable>[] countOn() default {};
+
+    /**
+     * The name of a method to call instead of throwing when this limiter rejects a call: its
+     * value is the call's value (with the Spring Boot starter, an HTTP handler's fallback
+     * answers normally, not with 429). The method belongs to the same class (any visibility,
+     * static exactly when this method is), takes this method's parameters, optionally followed
+     * by a {@code RateLimitExceededException} (or a supertype of it) saying why, and returns
+     * what this method may return: the same reactive type for a reactive method, a
+     * {@code CompletionStage} for an asynchronous one, and a {@code suspend} function for a
+     * {@code suspend} function. It is found and checked at start-up, which fails naming both
+     * methods. Only rejections call it: a store that cannot decide
+     * ({@code StoreUnavailableException}) and the method's own exceptions reach the caller. The
+     * tiers of one limiter agree on it.
+     *
+     * <p>Prefer a fallback when a degraded answer is still a right one (a cached quote, an empty
+     * page of recommendations); prefer the exception (an HTTP 429 with {@code Retry-After})
+     * when the caller must know it was limited and when to come back.
+     *
+     * <p>Default: {@code ""}, a rejected call throws {@code RateLimitExceededException}.
+     *
+     * <p>Example: {@code fallbackMethod = "cachedQuote"}.
+     */
+    String fallbackMethod() default "";
 }

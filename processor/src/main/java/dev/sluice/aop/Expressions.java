@@ -52,6 +52,9 @@ import org.springframework.util.StringUtils;
  */
 final class Expressions {
 
+    /** The variables an expression evaluated after the call reads: what it returned, and what it threw. */
+    static final Set<String> OUTCOME_VARIABLES = Set.of("result", "exception");
+
     private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
     private final RateLimitVariables variables;
     /**
@@ -80,6 +83,16 @@ final class Expressions {
      * @throws RateLimitConfigurationException when it does not parse or names an unknown variable
      */
     MethodExpression parse(Method method, String attribute, String text) {
+        return parse(method, attribute, text, Set.of());
+    }
+
+    /**
+     * Parses an expression of {@code method} that may also read {@code extra} variables, such as
+     * {@link #OUTCOME_VARIABLES}.
+     *
+     * @throws RateLimitConfigurationException when it does not parse or names an unknown variable
+     */
+    MethodExpression parse(Method method, String attribute, String text, Set<String> extra) {
         SpelExpression expression;
         try {
             SpelParserConfiguration configuration = new SpelParserConfiguration(SpelCompilerMode.MIXED,
@@ -90,6 +103,7 @@ final class Expressions {
                     "'" + text + "' is not a valid SpEL expression: " + e.getMessage(), e);
         }
         Set<String> known = knownVariables(method);
+        known.addAll(extra);
         for (String name : RateLimitVariables.referencedBy(expression)) {
             if (!known.contains(name)) {
                 throw RateLimitConfigurationException.invalid(method, attribute, "'" + text + "' refers to #" + name
@@ -101,7 +115,9 @@ final class Expressions {
             }
         }
         checkMembers(method, attribute, text, expression.getAST());
-        return direct(expression, arguments(method));
+        // The extra variables are the context's, even where a parameter has the name.
+        return extra.isEmpty() ? direct(expression, arguments(method))
+                : new MethodExpression(expression, arguments(method), -1, null);
     }
 
     /** The expression, read directly when it only names a parameter or a contributed variable. */
@@ -228,6 +244,11 @@ final class Expressions {
         /** The expression as written. */
         String text() {
             return expression.getExpressionString();
+        }
+
+        /** Whether it reads the variable {@code name}. */
+        boolean reads(String name) {
+            return RateLimitVariables.referencedBy(expression).contains(name);
         }
 
         /** The contributed variables it reads: those it names that no parameter of the method has. */
@@ -366,6 +387,22 @@ final class Expressions {
     }
 
     /**
+     * The context of one call once it has run: the call's, with {@code #result} and
+     * {@code #exception} taking the place of any parameter or variable of those names.
+     */
+    EvaluationContext outcomeContext(Method method, Arguments arguments, @Nullable Object[] args,
+                                     @Nullable Object target, Class<?> targetClass, @Nullable Object result,
+                                     @Nullable Throwable exception) {
+        CallContext context = new CallContext(new ExpressionRoot(method, args, target, targetClass), arguments);
+        context.outcome = new Outcome(result, exception);
+        return context;
+    }
+
+    /** What a call returned or threw. */
+    private record Outcome(@Nullable Object result, @Nullable Throwable exception) {
+    }
+
+    /**
      * The evaluation context of one call, as a {@link MethodBasedEvaluationContext} would be,
      * but made of a few fields: its delegates are shared, and arguments are read where they are.
      */
@@ -375,6 +412,8 @@ final class Expressions {
         private final Arguments arguments;
         /** Variables an expression assigned; rare. */
         private @Nullable Map<String, Object> assigned;
+        /** For an expression evaluated after the call, its outcome. */
+        private @Nullable Outcome outcome;
 
         CallContext(ExpressionRoot root, Arguments arguments) {
             this.root = root;
@@ -389,6 +428,9 @@ final class Expressions {
 
         @Override
         public @Nullable Object lookupVariable(String name) {
+            if (outcome != null && OUTCOME_VARIABLES.contains(name)) {
+                return name.equals("result") ? outcome.result() : outcome.exception();
+            }
             if (assigned != null && assigned.containsKey(name)) {
                 return assigned.get(name);
             }

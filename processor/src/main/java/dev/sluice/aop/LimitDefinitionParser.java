@@ -56,9 +56,19 @@ final class LimitDefinitionParser {
         this.expressions = expressions;
     }
 
-    /** A limiter as parsed: its definition and its parsed expressions. */
+    /**
+     * A limiter as parsed: its definition, its parsed expressions, which of its calls count
+     * ({@code condition}, {@code unless}, {@code countOn}) and its fallback.
+     */
     record ParsedLimit(LimitDefinition definition, @Nullable MethodExpression key, @Nullable MethodExpression cost,
-                       @Nullable MethodExpression plan, long fixedCost, boolean defaultName) {
+                       @Nullable MethodExpression plan, long fixedCost, boolean defaultName,
+                       @Nullable MethodExpression condition, @Nullable MethodExpression unless,
+                       List<Class<? extends Throwable>> countOn, @Nullable Fallback fallback) {
+
+        /** Whether the limiter's calls count by their outcome, giving back the permits of some. */
+        boolean countsByOutcome() {
+            return unless != null || !countOn.isEmpty();
+        }
     }
 
     /** Whether a class carries {@code @RateLimited} anywhere, so that it is worth inspecting. */
@@ -101,7 +111,7 @@ final class LimitDefinitionParser {
         groups.forEach((name, group) -> {
             if (overrides.enabled(name)) {
                 boolean defaultName = group.stream().allMatch(annotation -> annotation.name().isEmpty());
-                limits.add(parseLimiter(method, name, defaultName, group));
+                limits.add(parseLimiter(method, targetClass, name, defaultName, group));
             }
         });
         return limits;
@@ -168,7 +178,8 @@ final class LimitDefinitionParser {
         }
     }
 
-    private ParsedLimit parseLimiter(Method method, String name, boolean defaultName, List<RateLimited> group) {
+    private ParsedLimit parseLimiter(Method method, Class<?> targetClass, String name, boolean defaultName,
+                                     List<RateLimited> group) {
         String keyText = group.get(0).key();
         MethodExpression key = keyText.isEmpty() ? null : expressions.parse(method, "key", keyText);
 
@@ -210,11 +221,23 @@ final class LimitDefinitionParser {
         }
         String planText = agreed(method, "plan", group, RateLimited::plan, "").trim();
         MethodExpression plan = planText.isEmpty() ? null : expressions.parse(method, "plan", planText);
+        String conditionText = overrides.condition(name)
+                .orElseGet(() -> agreed(method, "condition", group, RateLimited::condition, "")).trim();
+        MethodExpression condition = conditionText.isEmpty() ? null
+                : expressions.parse(method, "condition", conditionText);
+        String unlessText = agreed(method, "unless", group, RateLimited::unless, "").trim();
+        MethodExpression unless = unlessText.isEmpty() ? null
+                : expressions.parse(method, "unless", unlessText, Expressions.OUTCOME_VARIABLES);
+        List<Class<? extends Throwable>> countOn = agreed(method, "countOn", group,
+                annotation -> List.of(annotation.countOn()), List.of());
+        String fallbackName = agreed(method, "fallbackMethod", group, RateLimited::fallbackMethod, "").trim();
+        Fallback fallback = fallbackName.isEmpty() ? null : Fallback.find(method, targetClass, fallbackName);
 
         try {
             LimitDefinition definition = new LimitDefinition(name, keyText, tiers, costText, onLimit, maxWait, message,
                     onStoreFailure, onKeyError, planText, overrides.plans(name));
-            return new ParsedLimit(definition, key, cost, plan, fixedCost, defaultName);
+            return new ParsedLimit(definition, key, cost, plan, fixedCost, defaultName, condition, unless, countOn,
+                    fallback);
         } catch (IllegalArgumentException e) {
             throw RateLimitConfigurationException.invalid(method, "limiter '" + name + "'", "is inconsistent: "
                     + e.getMessage(), e);

@@ -11,6 +11,7 @@ import dev.sluice.aop.Expressions.MethodExpression;
 import dev.sluice.aop.LimitDefinitionParser.ParsedLimit;
 import dev.sluice.aop.internal.SubscriberContext;
 import java.lang.reflect.Method;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -77,6 +78,8 @@ import org.springframework.util.StringValueResolver;
  * <p>All other methods are decided before they run, on the calling thread.
  */
 public final class MethodRateLimiter {
+
+    private static final System.Logger LOGGER = System.getLogger(MethodRateLimiter.class.getName());
 
     /** The key of calls whose expression failed, under {@link KeyErrorPolicy#SHARED_KEY}. */
     static final String KEY_OF_FAILED_EXPRESSIONS = "(key error)";
@@ -186,14 +189,21 @@ public final class MethodRateLimiter {
         List<RateLimitListener> heard = listenersForThisCall();
         if (methodLimits.async) {
             Invocation later = invocation != null ? invocation : Objects.requireNonNull(joinPoint)::proceed;
-            return admitAsync(methodLimits.limits, args, context, heard)
-                    .thenCompose(admitted -> proceedAsync(later.copy()));
+            if (!methodLimits.countsByOutcome && !methodLimits.fallsBack) {
+                return admitAsync(methodLimits.limits, args, context, heard)
+                        .thenCompose(admitted -> proceedAsync(later.copy()));
+            }
+            return limitAsync(methodLimits, target, targetClass, args, context, heard, later);
         }
+        List<Taken> taken = null;
         for (MethodLimit limit : methodLimits.limits) {
             String key;
             long cost;
             String plan;
             try {
+                if (!limit.applies(args, context)) {
+                    continue;
+                }
                 key = limit.key(args, context);
                 cost = limit.cost(args, context);
                 plan = limit.plan(args, context);
@@ -210,11 +220,35 @@ public final class MethodRateLimiter {
                 decision = limit.limiter.acquire(key, cost, plan);
             } catch (RateLimitExceededException rejection) {
                 tell(heard, limit.limiter, key, rejection);
+                if (taken != null) {
+                    // The call does not run: it has no outcome to be counted by.
+                    giveBack(taken);
+                }
+                if (limit.fallback != null) {
+                    return limit.fallback.call(target, args, rejection);
+                }
                 throw rejection;
             }
             tell(heard, limit.limiter, key, decision);
+            if (limit.countsByOutcome()) {
+                if (taken == null) {
+                    taken = new ArrayList<>(methodLimits.limits.length);
+                }
+                taken.add(new Taken(limit, key, cost, plan, registry.clock().instant()));
+            }
         }
-        return proceed(invocation, joinPoint);
+        if (taken == null) {
+            return proceed(invocation, joinPoint);
+        }
+        Object result;
+        try {
+            result = proceed(invocation, joinPoint);
+        } catch (Throwable failure) {
+            new Outcomes(methodLimits, target, targetClass, args, taken).settle(null, failure);
+            throw failure;
+        }
+        new Outcomes(methodLimits, target, targetClass, args, taken).settle(result, null);
+        return result;
     }
 
     private static @Nullable Object proceed(@Nullable Invocation invocation, @Nullable ProceedingJoinPoint joinPoint)
@@ -278,20 +312,27 @@ public final class MethodRateLimiter {
     /**
      * Decides a call, or a subscription, through every limiter's asynchronous path, in
      * declaration order: evaluates its expressions now, on this thread, and asks the limiters
-     * one after the other without blocking.
+     * one after the other without blocking. A limiter whose condition is false is left out; a
+     * call one limiter rejects gives back what limiters counting by outcome took before.
      *
-     * @return a stage completing once every limiter admitted the call, or failing with
+     * @return a stage completing once every limiter admitted the call, with what the limiters
+     *         counting calls by their outcome took, or failing with
      *         {@code RateLimitExceededException} (or {@code RateLimitKeyException})
      */
-    private static CompletableFuture<?> admitAsync(MethodLimit[] methodLimits, @Nullable Object[] args,
-                                                   @Nullable EvaluationContext context,
-                                                   List<RateLimitListener> heard) {
+    private CompletableFuture<List<Taken>> admitAsync(MethodLimit[] methodLimits, @Nullable Object[] args,
+                                                      @Nullable EvaluationContext context,
+                                                      List<RateLimitListener> heard) {
         CompletableFuture<?> admitted = CompletableFuture.completedFuture(null);
+        // Written by one stage after another, each completing before the next starts.
+        List<Taken> taken = new ArrayList<>(0);
         for (MethodLimit limit : methodLimits) {
             String counted;
             long permits;
             String planned;
             try {
+                if (!limit.applies(args, context)) {
+                    continue;
+                }
                 counted = limit.key(args, context);
                 permits = limit.cost(args, context);
                 planned = limit.plan(args, context);
@@ -316,12 +357,195 @@ public final class MethodRateLimiter {
                                 ? failure.getCause() : failure;
                         if (decision != null) {
                             tell(heard, limit.limiter, key, decision);
+                            if (limit.countsByOutcome()) {
+                                taken.add(new Taken(limit, key, cost, plan, registry.clock().instant()));
+                            }
                         } else if (cause instanceof RateLimitExceededException rejection) {
                             tell(heard, limit.limiter, key, rejection);
                         }
                     }));
         }
-        return admitted;
+        if (!hasOutcomeCounting(methodLimits)) {
+            return admitted.thenApply(done -> taken);
+        }
+        // A rejected call does not run: it has no outcome to be counted by.
+        return admitted.handle((done, failure) -> failure)
+                .thenCompose(failure -> failure == null ? CompletableFuture.completedFuture(taken)
+                        : giveBackAsync(taken).thenCompose(given -> CompletableFuture.<List<Taken>>failedFuture(failure)));
+    }
+
+    private static boolean hasOutcomeCounting(MethodLimit[] methodLimits) {
+        for (MethodLimit limit : methodLimits) {
+            if (limit.countsByOutcome()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Limits an asynchronous call whose limiters count it by its outcome or fall back: the
+     * future the method returned, completing after the permits its outcome does not count are
+     * given back, or the rejecting limiter's fallback's future.
+     */
+    private CompletableFuture<@Nullable Object> limitAsync(MethodLimits methodLimits, @Nullable Object target,
+                                                          Class<?> targetClass, @Nullable Object[] args,
+                                                          @Nullable EvaluationContext context,
+                                                          List<RateLimitListener> heard, Invocation later) {
+        CompletableFuture<@Nullable Object> result = new CompletableFuture<>();
+        admitAsync(methodLimits.limits, args, context, heard).whenComplete((taken, failure) -> {
+            if (failure != null) {
+                fallBackAsync(methodLimits, target, args, failure, result);
+                return;
+            }
+            proceedAsync(later.copy()).whenComplete((value, error) -> new Outcomes(methodLimits, target, targetClass,
+                    args, taken).ran(value, unwrapped(error)).whenComplete((given, ignored) -> {
+                        if (error != null) {
+                            result.completeExceptionally(error instanceof CompletionException ? error
+                                    : new CompletionException(error));
+                        } else {
+                            result.complete(value);
+                        }
+                    }));
+        });
+        return result;
+    }
+
+    /** Completes an asynchronous call's result after its admission failed: with the fallback's result, or the failure. */
+    private static void fallBackAsync(MethodLimits methodLimits, @Nullable Object target, @Nullable Object[] args,
+                                      Throwable failure, CompletableFuture<@Nullable Object> result) {
+        Throwable cause = unwrapped(failure);
+        CompletionStage<@Nullable Object> fallback = null;
+        if (cause instanceof RateLimitExceededException rejection) {
+            try {
+                @SuppressWarnings("unchecked")
+                CompletionStage<@Nullable Object> returned =
+                        (CompletionStage<@Nullable Object>) methodLimits.fallBack(target, args, rejection);
+                fallback = returned;
+            } catch (Throwable fallbackFailure) {
+                fallback = CompletableFuture.failedFuture(fallbackFailure);
+            }
+        }
+        if (fallback == null) {
+            result.completeExceptionally(failure instanceof CompletionException ? failure
+                    : new CompletionException(failure));
+            return;
+        }
+        fallback.whenComplete((value, error) -> {
+            if (error != null) {
+                result.completeExceptionally(error);
+            } else {
+                result.complete(value);
+            }
+        });
+    }
+
+    /** The exception a stage failed with, without the {@link CompletionException} around it. */
+    private static @Nullable Throwable unwrapped(@Nullable Throwable failure) {
+        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+    }
+
+    /** Gives back, on this thread, what a call took; the call stays counted where that fails. */
+    private static void giveBack(List<Taken> taken) {
+        for (Taken permit : taken) {
+            permit.giveBack();
+        }
+    }
+
+    /** Gives back what a call took without blocking; the stage never fails. */
+    private static CompletableFuture<?> giveBackAsync(List<Taken> taken) {
+        if (taken.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<?>[] given = new CompletableFuture<?>[taken.size()];
+        for (int i = 0; i < given.length; i++) {
+            given[i] = taken.get(i).giveBackAsync();
+        }
+        return CompletableFuture.allOf(given);
+    }
+
+    /** The permits one limiter counting by outcome took for a call, and when it admitted it. */
+    private record Taken(MethodLimit limit, String key, long cost, @Nullable String plan, Instant admittedAt) {
+
+        void giveBack() {
+            try {
+                limit.limiter.giveBack(key, cost, plan, admittedAt);
+            } catch (RuntimeException e) {
+                limit.giveBackFailed(e);
+            }
+        }
+
+        CompletableFuture<?> giveBackAsync() {
+            CompletionStage<Void> given;
+            try {
+                given = limit.limiter.giveBackAsync(key, cost, plan, admittedAt);
+            } catch (RuntimeException e) {
+                given = CompletableFuture.failedFuture(e);
+            }
+            return given.toCompletableFuture().handle((done, failure) -> {
+                if (failure != null) {
+                    limit.giveBackFailed(unwrapped(failure));
+                }
+                return null;
+            });
+        }
+    }
+
+    /**
+     * An admitted call of limiters counting it by its outcome: once it has run, each such
+     * limiter's {@code countOn} and {@code unless} decide whether its permit stays taken.
+     */
+    private final class Outcomes implements SubscribedCalls.Admitted {
+
+        private final MethodLimits methodLimits;
+        private final @Nullable Object target;
+        private final Class<?> targetClass;
+        private final @Nullable Object[] args;
+        private final List<Taken> taken;
+
+        Outcomes(MethodLimits methodLimits, @Nullable Object target, Class<?> targetClass, @Nullable Object[] args,
+                 List<Taken> taken) {
+            this.methodLimits = methodLimits;
+            this.target = target;
+            this.targetClass = targetClass;
+            this.args = args;
+            this.taken = taken;
+        }
+
+        @Override
+        public boolean countsByOutcome() {
+            return !taken.isEmpty();
+        }
+
+        /** Gives back, on this thread, the permits the outcome says do not count. */
+        void settle(@Nullable Object result, @Nullable Throwable exception) {
+            giveBack(notCounted(result, exception));
+        }
+
+        @Override
+        public CompletionStage<?> ran(@Nullable Object result, @Nullable Throwable exception) {
+            return giveBackAsync(notCounted(result, exception));
+        }
+
+        private List<Taken> notCounted(@Nullable Object result, @Nullable Throwable exception) {
+            List<Taken> notCounted = new ArrayList<>(taken.size());
+            EvaluationContext context = null;
+            for (Taken permit : taken) {
+                MethodLimit limit = permit.limit;
+                boolean counts = limit.countOn.isEmpty() || exception != null && limit.countsOn(exception);
+                if (counts && limit.unless != null) {
+                    if (context == null) {
+                        context = expressions.outcomeContext(methodLimits.method, methodLimits.arguments, args, target,
+                                targetClass, result, exception);
+                    }
+                    counts = !limit.unless(args, context);
+                }
+                if (!counts) {
+                    notCounted.add(permit);
+                }
+            }
+            return notCounted;
+        }
     }
 
     /** Proceeds with an admitted asynchronous call: the future the method returned. */
@@ -346,13 +570,14 @@ public final class MethodRateLimiter {
         // A suspend function's last argument is the caller's continuation, not a parameter expressions name.
         @Nullable Object[] arguments = methodLimits.suspending && args != null && args.length > 0
                 ? Arrays.copyOf(args, args.length - 1) : args;
-        Supplier<CompletionStage<?>> admission = () -> {
+        Supplier<CompletionStage<SubscribedCalls.Admitted>> admission = () -> {
             EvaluationContext context = methodLimits.needsContext
                     ? expressions.context(methodLimits.method, methodLimits.arguments, arguments, target, targetClass)
                     : null;
-            return admitAsync(methodLimits.limits, arguments, context, listenersForThisCall());
+            return admitAsync(methodLimits.limits, arguments, context, listenersForThisCall())
+                    .thenApply(taken -> new Outcomes(methodLimits, target, targetClass, arguments, taken));
         };
-        return subscribed.result(admission, invocation);
+        return subscribed.result(admission, invocation, rejection -> methodLimits.fallBack(target, arguments, rejection));
     }
 
     /**
@@ -504,6 +729,8 @@ public final class MethodRateLimiter {
             expressions.put("key", limit.key);
             expressions.put("cost", limit.cost);
             expressions.put("plan", limit.plan);
+            expressions.put("condition", limit.condition);
+            expressions.put("unless", limit.unless);
             expressions.forEach((attribute, expression) -> {
                 if (expression != null && !expression.contributedVariables().isEmpty()) {
                     uses.put(attribute + " expression '" + expression.text() + "'", expression.contributedVariables());
@@ -551,10 +778,35 @@ public final class MethodRateLimiter {
                 throw RateLimitConfigurationException.invalid(method, "limiter '" + name + "'", "cannot be built: "
                         + e.getMessage(), e);
             }
+            if (parsed.countsByOutcome()) {
+                checkCountsByOutcome(method, parsed, rateLimiter, subscribed);
+            }
             built.add(new MethodLimit(method, rateLimiter, parsed.key(), parsed.cost(), parsed.plan(), parsed.fixedCost(),
-                    Objects.requireNonNullElse(parsed.definition().onKeyError(), onKeyError), registry));
+                    Objects.requireNonNullElse(parsed.definition().onKeyError(), onKeyError), registry,
+                    parsed.condition(), parsed.unless(), parsed.countOn(), parsed.fallback()));
         }
         return new MethodLimits(method, built.toArray(new MethodLimit[0]), expressions.arguments(method), subscribed);
+    }
+
+    /**
+     * Fails for a limiter counting calls by their outcome where that cannot be done: on a store
+     * that cannot give permits back, or reading {@code #result} of a method that publishes many.
+     */
+    private static void checkCountsByOutcome(Method method, ParsedLimit parsed, RateLimiter limiter,
+                                             @Nullable SubscribedCalls subscribed) {
+        String attribute = parsed.unless() != null ? "unless" : "countOn";
+        if (subscribed != null && subscribed.multiValue() && parsed.unless() != null
+                && parsed.unless().reads("result")) {
+            throw RateLimitConfigurationException.invalid(method, "unless", "'" + parsed.unless().text() + "' reads"
+                    + " #result, but the method publishes any number of values, so a call has no one result: read"
+                    + " #exception only");
+        }
+        if (!limiter.givesBack()) {
+            throw RateLimitConfigurationException.invalid(method, attribute, "counts the calls of limiter '"
+                    + limiter.name() + "' by their outcome, giving back the permits of calls that do not count, which"
+                    + " its store (" + limiter.store().getClass().getSimpleName() + ") cannot do: use the in-memory"
+                    + " or the Redis script store (RedissonRateLimitStore) for this limiter");
+        }
     }
 
     /** The limits of one method for one target class, with what a call of it needs to know up front. */
@@ -571,6 +823,10 @@ public final class MethodRateLimiter {
         final boolean suspending;
         /** For a method decided when subscribed, what its calls return; otherwise {@code null}. */
         final @Nullable SubscribedCalls subscribed;
+        /** Whether a limiter counts calls by their outcome. */
+        final boolean countsByOutcome;
+        /** Whether a limiter has a fallback. */
+        final boolean fallsBack;
 
         MethodLimits(Method method, MethodLimit[] limits, Expressions.Arguments arguments,
                      @Nullable SubscribedCalls subscribed) {
@@ -578,16 +834,38 @@ public final class MethodRateLimiter {
             this.limits = limits;
             this.arguments = arguments;
             boolean needs = false;
+            boolean byOutcome = false;
+            boolean fallback = false;
             for (MethodLimit limit : limits) {
                 needs |= limit.key != null && limit.key.needsContext();
                 needs |= limit.cost != null && limit.cost.needsContext();
                 needs |= limit.plan != null && limit.plan.needsContext();
+                needs |= limit.condition != null && limit.condition.needsContext();
+                byOutcome |= limit.countsByOutcome();
+                fallback |= limit.fallback != null;
             }
             this.needsContext = needs;
+            this.countsByOutcome = byOutcome;
+            this.fallsBack = fallback;
             Class<?> returnType = method.getReturnType();
             this.async = returnType == CompletionStage.class || returnType == CompletableFuture.class;
             this.suspending = KotlinDetector.isSuspendingFunction(method);
             this.subscribed = limits.length == 0 ? null : subscribed;
+        }
+
+        /**
+         * What the fallback of the limiter that rejected a call returns for it.
+         *
+         * @throws Throwable the rejection, when that limiter has no fallback; what the fallback threw
+         */
+        @Nullable Object fallBack(@Nullable Object target, @Nullable Object[] args, RateLimitExceededException rejection)
+                throws Throwable {
+            for (MethodLimit limit : limits) {
+                if (limit.fallback != null && limit.limiter.name().equals(rejection.limiterName())) {
+                    return limit.fallback.call(target, args, rejection);
+                }
+            }
+            throw rejection;
         }
     }
 
@@ -598,7 +876,67 @@ public final class MethodRateLimiter {
     /** One limiter of a method with its parsed expressions, and what a call does when they fail. */
     private record MethodLimit(Method method, RateLimiter limiter, @Nullable MethodExpression key,
                                @Nullable MethodExpression cost, @Nullable MethodExpression plan, long fixedCost,
-                               KeyErrorPolicy onKeyError, RateLimiterRegistry registry) {
+                               KeyErrorPolicy onKeyError, RateLimiterRegistry registry,
+                               @Nullable MethodExpression condition, @Nullable MethodExpression unless,
+                               List<Class<? extends Throwable>> countOn, @Nullable Fallback fallback) {
+
+        /** Whether the limiter counts calls by their outcome, giving back the permits of some. */
+        boolean countsByOutcome() {
+            return unless != null || !countOn.isEmpty();
+        }
+
+        /** Whether the limiter applies to a call: its condition, if any, is true. */
+        boolean applies(@Nullable Object[] args, @Nullable EvaluationContext context) {
+            if (condition == null) {
+                return true;
+            }
+            Object value = evaluated("condition", condition, args, context);
+            if (value instanceof Boolean applies) {
+                return applies;
+            }
+            throw failed("condition expression '" + condition.text() + "' evaluated to "
+                    + (value == null ? "null" : "a " + value.getClass().getSimpleName()) + "; a condition must be"
+                    + " true or false", null);
+        }
+
+        /** Whether a call that threw counts, by {@code countOn}. */
+        boolean countsOn(Throwable exception) {
+            for (Class<? extends Throwable> type : countOn) {
+                if (type.isInstance(exception)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /**
+         * Whether {@code unless} lets a call off, in the context of its outcome. One that fails,
+         * or gives no {@code Boolean}, does not: the call stays counted, the strict side.
+         */
+        boolean unless(@Nullable Object[] args, EvaluationContext context) {
+            Object value;
+            try {
+                value = Objects.requireNonNull(unless).value(args, context);
+            } catch (RuntimeException e) {
+                LOGGER.log(System.Logger.Level.WARNING, () -> "The unless expression '" + unless.text() + "' of rate"
+                        + " limiter '" + limiter.name() + "' failed (" + e.getClass().getName() + "); the call stays"
+                        + " counted");
+                return false;
+            }
+            if (value instanceof Boolean letOff) {
+                return letOff;
+            }
+            LOGGER.log(System.Logger.Level.WARNING, () -> "The unless expression '" + unless.text() + "' of rate"
+                    + " limiter '" + limiter.name() + "' gave " + (value == null ? "null" : "a "
+                    + value.getClass().getName()) + " instead of true or false; the call stays counted");
+            return false;
+        }
+
+        /** A give-back that failed other than by an outage, which the limiter answers itself. */
+        void giveBackFailed(Throwable failure) {
+            LOGGER.log(System.Logger.Level.WARNING, () -> "Rate limiter '" + limiter.name() + "' could not give back"
+                    + " a permit (" + failure.getClass().getName() + "); the call stays counted", failure);
+        }
 
         /**
          * What a call whose key or cost expression failed does, as the limiter's
@@ -643,12 +981,8 @@ public final class MethodRateLimiter {
             if (plan == null) {
                 return null;
             }
-            try {
-                Object value = plan.value(args, context);
-                return value == null ? null : value.toString();
-            } catch (RuntimeException e) {
-                throw failed("plan", plan, e);
-            }
+            Object value = evaluated("plan", plan, args, context);
+            return value == null ? null : value.toString();
         }
 
         /** The permits a call takes. */
@@ -656,12 +990,7 @@ public final class MethodRateLimiter {
             if (cost == null) {
                 return fixedCost;
             }
-            Object value;
-            try {
-                value = cost.value(args, context);
-            } catch (RuntimeException e) {
-                throw failed("cost", cost, e);
-            }
+            Object value = evaluated("cost", cost, args, context);
             if (value instanceof Long || value instanceof Integer || value instanceof Short || value instanceof Byte) {
                 long permits = ((Number) value).longValue();
                 if (permits >= 1) {
@@ -671,6 +1000,16 @@ public final class MethodRateLimiter {
             throw failed("cost expression '" + cost.text() + "' evaluated to "
                     + (value == null ? "null" : value instanceof Number ? value : "a " + value.getClass().getSimpleName())
                     + "; a cost must be a whole number of at least 1", null);
+        }
+
+        /** An expression's value for a call; its failure as the call's error. */
+        private @Nullable Object evaluated(String attribute, MethodExpression expression, @Nullable Object[] args,
+                                           @Nullable EvaluationContext context) {
+            try {
+                return expression.value(args, context);
+            } catch (RuntimeException e) {
+                throw failed(attribute, expression, e);
+            }
         }
 
         /** The failure of an expression as the call's error: as it is when it says what failed already. */

@@ -1,5 +1,6 @@
 package dev.sluice.aop;
 
+import dev.sluice.RateLimitExceededException;
 import dev.sluice.aop.internal.SubscriberContext;
 import java.lang.reflect.Method;
 import java.util.concurrent.CompletionStage;
@@ -102,17 +103,63 @@ final class ReactiveCalls implements SubscribedCalls {
     }
 
     @Override
-    public @Nullable Object result(Supplier<CompletionStage<?>> admission, MethodRateLimiter.Invocation invocation) {
-        Mono<Void> admitted = Mono.deferContextual(context -> Mono.fromCompletionStage(admit(admission, context)))
-                .then();
+    public boolean multiValue() {
+        return multiValue;
+    }
+
+    @Override
+    public @Nullable Object result(Supplier<CompletionStage<Admitted>> admission, MethodRateLimiter.Invocation invocation,
+                                   FallBack fallBack) {
+        // A rejection becomes the fallback's publisher here, before the call would run, so that
+        // a rejection the method itself publishes is relayed as it is.
+        Mono<Object> decided = Mono.deferContextual(context -> Mono.fromCompletionStage(admit(admission, context)))
+                .cast(Object.class)
+                .onErrorResume(RateLimitExceededException.class, rejection -> fallenBack(fallBack, rejection));
         Publisher<Object> limited = multiValue
-                ? admitted.thenMany(Flux.defer(() -> Flux.from(proceed(invocation))))
-                : admitted.then(Mono.defer(() -> Mono.from(proceed(invocation))));
+                ? decided.flatMapMany(admitted -> admitted instanceof FallenBack fallen ? Flux.from(fallen.publisher())
+                        : ran(Flux.defer(() -> Flux.from(proceed(invocation))), (Admitted) admitted))
+                : decided.flatMap(admitted -> admitted instanceof FallenBack fallen ? Mono.from(fallen.publisher())
+                        : ran(Mono.defer(() -> Mono.from(proceed(invocation))), (Admitted) admitted));
         return adapter != null ? adapter.fromPublisher(limited) : limited;
     }
 
+    /** The publisher standing in for a rejected subscription, or the rejection when none does. */
+    private Mono<Object> fallenBack(FallBack fallBack, RateLimitExceededException rejection) {
+        Object fallback;
+        try {
+            fallback = fallBack.apply(rejection);
+        } catch (Throwable failure) {
+            return Mono.error(failure);
+        }
+        return Mono.just(new FallenBack(published(fallback, "its fallback")));
+    }
+
+    /** What a fallback published, standing where the admission would have been. */
+    private record FallenBack(Publisher<Object> publisher) {
+    }
+
+    /** A call's values, its admission told of its outcome before the subscriber hears that it ended. */
+    private static Mono<Object> ran(Mono<Object> call, Admitted admitted) {
+        if (!admitted.countsByOutcome()) {
+            return call;
+        }
+        return call.materialize().flatMap(signal -> Mono.fromCompletionStage(admitted.ran(signal.get(),
+                signal.getThrowable())).then(Mono.just(signal))).dematerialize();
+    }
+
+    /** {@link #ran(Mono, Admitted)} for many values: the outcome is whether it failed. */
+    private static Flux<Object> ran(Flux<Object> call, Admitted admitted) {
+        if (!admitted.countsByOutcome()) {
+            return call;
+        }
+        return call.onErrorResume(failure -> Mono.fromCompletionStage(admitted.ran(null, failure))
+                        .then(Mono.error(failure)))
+                .concatWith(Mono.defer(() -> Mono.fromCompletionStage(admitted.ran(null, null))).then(Mono.empty()));
+    }
+
     /** Decides one subscription, with its Context current while expressions and listeners need it. */
-    private static CompletionStage<?> admit(Supplier<CompletionStage<?>> admission, ContextView context) {
+    private static CompletionStage<Admitted> admit(Supplier<CompletionStage<Admitted>> admission,
+                                                  ContextView context) {
         ContextView previous = SubscriberContext.enter(context);
         try {
             return admission.get();
@@ -122,7 +169,6 @@ final class ReactiveCalls implements SubscribedCalls {
     }
 
     /** Proceeds with a copy of the call for an admitted subscription: what the method publishes. */
-    @SuppressWarnings("unchecked")
     private Publisher<Object> proceed(MethodRateLimiter.Invocation invocation) {
         Object result;
         try {
@@ -130,9 +176,16 @@ final class ReactiveCalls implements SubscribedCalls {
         } catch (Throwable failure) {
             return Mono.error(failure);
         }
+        return published(result, "it");
+    }
+
+    /** What a call of the method, or of its fallback, publishes: its result as a publisher. */
+    @SuppressWarnings("unchecked")
+    private Publisher<Object> published(@Nullable Object result, String called) {
         if (result == null && (adapter == null || !adapter.getDescriptor().supportsEmpty())) {
             return Mono.error(new NullPointerException(RateLimitConfigurationException.describe(method)
-                    + " returned null instead of a " + method.getReturnType().getSimpleName()));
+                    + (called.equals("it") ? "" : ": " + called) + " returned null instead of a "
+                    + method.getReturnType().getSimpleName()));
         }
         if (adapter != null) {
             return adapter.toPublisher(result);

@@ -8,6 +8,7 @@ import dev.sluice.tck.MutableClock
 import java.time.Instant
 import kotlinx.coroutines.flow.toList
 import kotlinx.coroutines.runBlocking
+import kotlinx.coroutines.yield
 import org.assertj.core.api.Assertions.assertThat
 import org.assertj.core.api.Assertions.assertThatThrownBy
 import org.junit.jupiter.api.Test
@@ -24,6 +25,9 @@ class SuspendFunctionLimitsTest {
     class App {
         @Bean
         fun greeter() = Greeter()
+
+        @Bean
+        fun concierge() = Concierge()
 
         @Bean
         fun clock() = MutableClock(Instant.parse("2500-01-01T00:00:00Z"))
@@ -78,6 +82,48 @@ class SuspendFunctionLimitsTest {
 
         assertThat(rejected).isInstanceOf(RateLimitExceededException::class.java)
         assertThat(greeter.countdown("bob").toList()).containsExactly(3, 2, 1)
+    }
+
+    /** Suspend functions with a fallback, and counted by their result. */
+    open class Concierge {
+        @RateLimited(key = "#user", limit = 1, window = "1m", fallbackMethod = "later")
+        open suspend fun welcome(user: String): String {
+            yield()
+            return "welcome $user"
+        }
+
+        open suspend fun later(user: String, limited: RateLimitExceededException): String {
+            yield()
+            return "later, $user (${limited.limiterName()})"
+        }
+
+        @RateLimited(key = "#user", limit = 1, window = "1m", unless = "#result == null")
+        open suspend fun find(user: String, exists: Boolean): String? {
+            yield()
+            return if (exists) "found $user" else null
+        }
+    }
+
+    private fun withConcierge(test: suspend (Concierge) -> Unit) {
+        AnnotationConfigApplicationContext(App::class.java).use { context ->
+            runBlocking { test(context.getBean(Concierge::class.java)) }
+        }
+    }
+
+    @Test
+    fun `a rejected call returns what its suspending fallback returns`() = withConcierge { concierge ->
+        assertThat(concierge.welcome("ann")).isEqualTo("welcome ann")
+        assertThat(concierge.welcome("ann")).isEqualTo("later, ann (Concierge.welcome)")
+    }
+
+    @Test
+    fun `unless reads what a suspend function returned`() = withConcierge { concierge ->
+        repeat(3) { assertThat(concierge.find("ann", false)).isNull() }
+        assertThat(concierge.find("ann", true)).isEqualTo("found ann")
+
+        val rejected = runCatching { concierge.find("ann", true) }.exceptionOrNull()
+
+        assertThat(rejected).isInstanceOf(RateLimitExceededException::class.java)
     }
 
     open class Misnamed {

@@ -1,13 +1,23 @@
 package dev.sluice.sample;
 
+import dev.sluice.RateLimitExceededException;
+import dev.sluice.annotation.RateLimited;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
-/** Fetches many quotes from the partner at once, throttled by {@link PartnerClient}. */
+/**
+ * Quotes from the partner: one at a time, at most 2 fresh ones per client address in 10
+ * seconds and after that the last one fetched, or many at once, throttled by
+ * {@link PartnerClient}.
+ */
 @RestController
 public class QuoteController {
 
@@ -21,12 +31,56 @@ public class QuoteController {
     public record BatchResult(int calls, long violations, long elapsedMillis) {
     }
 
+    /**
+     * A quote.
+     *
+     * @param symbol what is quoted
+     * @param price  the partner's price
+     * @param cached whether it is the last quote fetched for the symbol rather than a fresh one
+     */
+    public record Quote(String symbol, Object price, boolean cached) {
+    }
+
     private final PartnerClient partner;
     private final PartnerSimulator simulator;
+    /** The last quote fetched for each symbol. */
+    private final Map<String, Quote> lastQuotes = new ConcurrentHashMap<>();
 
     QuoteController(PartnerClient partner, PartnerSimulator simulator) {
         this.partner = partner;
         this.simulator = simulator;
+    }
+
+    /**
+     * Fetches a quote from the partner; a client asking too often gets the last quote fetched
+     * for the symbol instead (see {@link #lastQuote}), with 200, not 429.
+     *
+     * @param symbol what to quote
+     * @return the fresh quote
+     */
+    @GetMapping("/api/quotes/{symbol}")
+    @RateLimited(name = "quote", key = "#ip", limit = 2, window = "10s", fallbackMethod = "lastQuote")
+    public Quote quote(@PathVariable String symbol) {
+        Quote quote = new Quote(symbol, partner.quote(symbol).get("price"), false);
+        lastQuotes.put(symbol, quote);
+        return quote;
+    }
+
+    /**
+     * What a client asking too often gets: the last quote fetched for the symbol, marked cached.
+     *
+     * @param symbol  what to quote
+     * @param limited why the client got no fresh quote
+     * @return the last quote fetched
+     * @throws RateLimitExceededException {@code limited}, answered with 429, when no quote of the
+     *                                    symbol was fetched yet
+     */
+    Quote lastQuote(String symbol, RateLimitExceededException limited) {
+        Quote last = lastQuotes.get(symbol);
+        if (last == null) {
+            throw limited;
+        }
+        return new Quote(symbol, last.price(), true);
     }
 
     /**

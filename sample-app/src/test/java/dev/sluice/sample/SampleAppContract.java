@@ -5,7 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.test.AdmissionLog;
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeEach;
@@ -44,6 +52,9 @@ abstract class SampleAppContract {
     @Autowired
     private AdmissionLog admissions;
 
+    @Autowired
+    private OneTimeCodes codes;
+
     private RestTestClient client;
 
     @BeforeEach
@@ -79,6 +90,75 @@ abstract class SampleAppContract {
                 .contains("\"status\":429")
                 .contains("\"detail\":\"Too many codes requested from this address; try again later\"")
                 .contains("\"violated-policies\":[\"otp-ip\"]");
+    }
+
+    EntityExchangeResult<String> verify(String phone, String code) {
+        return send("POST", "/api/otp/verify", "{\"phone\":\"" + phone + "\",\"code\":\"" + code + "\"}");
+    }
+
+    @Test
+    void rightCodesAreNeverCountedButFiveWrongOnesBlockTheNumber() {
+        String phone = "+447700900555";
+        String code = codes.issue(phone);
+        for (int i = 0; i < 10; i++) {
+            EntityExchangeResult<String> right = verify(phone, code);
+            assertThat(right.getStatus().value()).isEqualTo(200);
+            assertThat(right.getResponseBody()).isEqualTo("{\"status\":\"verified\"}");
+        }
+        for (int i = 0; i < 5; i++) {
+            assertThat(verify(phone, "000000").getStatus().value()).isEqualTo(401);
+            assertThat(verify(phone, code).getStatus().value()).as("a right code after %d wrong", i + 1).isEqualTo(200);
+        }
+        EntityExchangeResult<String> blocked = verify(phone, code);
+        assertThat(blocked.getStatus().value()).isEqualTo(429);
+        assertThat(blocked.getResponseHeaders().getFirst("Retry-After")).isEqualTo("900");
+        assertThat(blocked.getResponseBody()).contains("\"detail\":\"Too many wrong codes for this number; try again later\"");
+        assertThat(verify("+44 7700-900555", code).getStatus().value()).as("the same number written otherwise")
+                .isEqualTo(429);
+        String other = "+447700900556";
+        assertThat(verify(other, codes.issue(other)).getStatus().value()).isEqualTo(200);
+    }
+
+    /**
+     * Sixteen wrong codes for one number at once: each check holds its permit while it runs, so
+     * the limit bounds the wrong codes checked whatever the timing.
+     */
+    @Test
+    void sixteenWrongCodesAtOnceGetNoMoreThanFiveChecks() throws Exception {
+        String phone = "+447700900666";
+        codes.issue(phone);
+        ExecutorService pool = Executors.newFixedThreadPool(16);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<Integer>> checks = new ArrayList<>();
+            for (int i = 0; i < 16; i++) {
+                checks.add(pool.submit(() -> {
+                    start.await();
+                    return verify(phone, "000000").getStatus().value();
+                }));
+            }
+            start.countDown();
+            Map<Integer, Integer> statuses = new TreeMap<>();
+            for (Future<Integer> check : checks) {
+                statuses.merge(check.get(30, TimeUnit.SECONDS), 1, Integer::sum);
+            }
+            assertThat(statuses).isEqualTo(Map.of(401, 5, 429, 11));
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void aClientAskingForQuotesTooOftenGetsTheLastOneFetchedNotA429() {
+        EntityExchangeResult<String> fresh = send("GET", "/api/quotes/ACME", null);
+        assertThat(fresh.getStatus().value()).isEqualTo(200);
+        assertThat(fresh.getResponseBody()).matches("\\{\"symbol\":\"ACME\",\"price\":\\d+,\"cached\":false}");
+        assertThat(send("GET", "/api/quotes/ACME", null).getResponseBody()).contains("\"cached\":false");
+
+        EntityExchangeResult<String> cached = send("GET", "/api/quotes/ACME", null);
+        assertThat(cached.getStatus().value()).isEqualTo(200);
+        assertThat(cached.getResponseBody()).isEqualTo(fresh.getResponseBody().replace("false", "true"));
+        assertThat(send("GET", "/api/quotes/NEVER", null).getStatus().value()).as("nothing cached yet").isEqualTo(429);
     }
 
     @Test
@@ -181,6 +261,7 @@ abstract class SampleAppContract {
     @Test
     void theBatchOfPartnerCallsWaitsForPermitsAndBreaksNoCap() {
         admissions.clear();
+        long allowedBefore = partnerCallsAllowed();
         EntityExchangeResult<String> batch = send("POST", "/api/quotes/batch?count=20", null);
 
         assertThat(batch.getStatus().value()).isEqualTo(200);
@@ -203,9 +284,18 @@ abstract class SampleAppContract {
         assertThat(limits.getResponseBody()).containsPattern(Pattern.quote("{\"name\":\"partner\",\"tiers\":[{\"limit\":5,"
                 + "\"window\":\"PT1.1S\",\"algorithm\":\"SLIDING_LOG\",\"countRejected\":false,\"blockFor\":\"PT0S\"}],"
                 + "\"plans\":{},\"store\":\"" + storeName() + "\",\"storeState\":" + storeState() + ",\"storeQueue\":")
-                + "(null|\\{[^}]*\\})" + Pattern.quote(",\"failurePolicy\":\"LOCAL_FALLBACK\",\"allowed\":20,\"rejected\":0}"))
+                + "(null|\\{[^}]*\\})" + Pattern.quote(",\"failurePolicy\":\"LOCAL_FALLBACK\",\"allowed\":" + (allowedBefore + 20)
+                + ",\"rejected\":0}"))
                 .contains("\"name\":\"otp-ip\"").contains("\"failurePolicy\":\"FAIL_CLOSED\"");
         assertThat(send("GET", "/actuator/metrics/sluice.wait", null).getResponseBody()).contains("\"name\":\"sluice.wait\"");
+    }
+
+    /** The partner calls admitted so far, as the actuator tells them: the quote endpoint makes some too. */
+    private long partnerCallsAllowed() {
+        Matcher allowed = Pattern.compile("\\{\"name\":\"partner\",[^\\[]*\\[[^\\]]*\\].*?\"allowed\":(\\d+)")
+                .matcher(send("GET", "/actuator/ratelimits", null).getResponseBody());
+        assertThat(allowed.find()).isTrue();
+        return Long.parseLong(allowed.group(1));
     }
 
     /** The simple name of the store class the application uses. */

@@ -55,6 +55,11 @@ import org.springframework.web.util.pattern.PatternParseException;
  * ({@code new ...}), and reach neither {@code getClass()} nor class loaders. An expression with
  * {@code T(...)} or {@code new} fails start-up, naming its rule.
  *
+ * <p>A rule's {@code condition} is asked first: a request for which it is {@code false} is
+ * neither limited nor counted by the rule. A condition that fails, or gives anything but
+ * {@code true} or {@code false}, is treated as a key that cannot be worked out
+ * ({@code sluice.key-error}).
+ *
  * <p>Rules are asked in the order they are configured, each for its own key; the first that
  * rejects ends the request, and the rules after it are not asked. Permits the rules before it
  * took stay taken, as with several limiters on one annotated method: limits that must be
@@ -107,9 +112,14 @@ final class HttpRateLimitRules {
         this.rules = List.copyOf(parsed);
     }
 
-    /** One rule, as it decides requests. */
-    record Rule(String name, PathPattern pattern, Set<String> methods, @Nullable SpelExpression key,
-                @Nullable SpelExpression plan, boolean usesIp, RateLimiter limiter) {
+    /**
+     * One rule, as it decides requests.
+     *
+     * @param condition whether a request is decided at all; {@code null} for every request
+     */
+    record Rule(String name, PathPattern pattern, Set<String> methods, @Nullable SpelExpression condition,
+                @Nullable SpelExpression key, @Nullable SpelExpression plan, boolean usesIp,
+                RateLimiter limiter) {
 
         boolean matches(String method, PathContainer path) {
             return (methods.isEmpty() || methods.contains(method)) && pattern.matches(path);
@@ -153,6 +163,7 @@ final class HttpRateLimitRules {
                     + name + " may give the rule's plans.", null);
         }
         List<Tier> tiers = PropertiesLimitOverrides.tiers(property + ".tiers", rule.getTiers());
+        SpelExpression condition = expression(property + ".condition", name, rule.getCondition());
         SpelExpression key = expression(property + ".key", name, rule.getKey());
         SpelExpression plan = expression(property + ".plan", name, rule.getPlan());
         RateLimiter limiter;
@@ -163,9 +174,12 @@ final class HttpRateLimitRules {
             throw new SluiceConfigurationException(property + " (" + name + ") cannot be built: " + e.getMessage(),
                     "Give the rule a name no other limiter has, and tiers its store supports.", e);
         }
-        boolean usesIp = key != null && RateLimitVariables.referencedBy(key).contains("ip")
-                || plan != null && RateLimitVariables.referencedBy(plan).contains("ip");
-        return new Rule(name, pattern, Set.copyOf(methods), key, plan, usesIp, limiter);
+        boolean usesIp = usesIp(condition) || usesIp(key) || usesIp(plan);
+        return new Rule(name, pattern, Set.copyOf(methods), condition, key, plan, usesIp, limiter);
+    }
+
+    private static boolean usesIp(@Nullable SpelExpression expression) {
+        return expression != null && RateLimitVariables.referencedBy(expression).contains("ip");
     }
 
     private static @Nullable SpelExpression expression(String property, String name, String text) {
@@ -250,14 +264,15 @@ final class HttpRateLimitRules {
 
     /**
      * The key and plan of a request under a rule, as its expressions give them; {@code null} when
-     * the rule lets the request through without counting it ({@link KeyErrorPolicy#SKIP}).
+     * the rule lets the request through without counting it: its condition is {@code false}, or
+     * the key cannot be worked out under {@link KeyErrorPolicy#SKIP}.
      *
-     * @throws RateLimitKeyException when the key cannot be worked out under
+     * @throws RateLimitKeyException when the condition or the key cannot be worked out under
      *         {@link KeyErrorPolicy#REJECT}
      */
     @Nullable Call call(Rule rule, PathContainer path, Supplier<@Nullable String> ip, Object request) {
         StandardEvaluationContext context = null;
-        if (rule.key != null || rule.plan != null) {
+        if (rule.condition != null || rule.key != null || rule.plan != null) {
             context = new StandardEvaluationContext();
             delegates.applyDelegatesTo(context);
             // Resolving the client address reads forwarding headers: only when an expression wants it.
@@ -266,6 +281,9 @@ final class HttpRateLimitRules {
             context.setVariable("path", variables(rule, path));
         }
         try {
+            if (rule.condition != null && !condition(rule, rule.condition, context)) {
+                return null;
+            }
             return new Call(value(rule, "key", rule.key, context, ""), value(rule, "plan", rule.plan, context, null));
         } catch (RateLimitKeyException error) {
             for (RateLimitListener listener : registry.listeners()) {
@@ -286,6 +304,22 @@ final class HttpRateLimitRules {
     private static Map<String, String> variables(Rule rule, PathContainer path) {
         PathPattern.PathMatchInfo match = rule.pattern.matchAndExtract(path);
         return match == null ? Map.of() : match.getUriVariables();
+    }
+
+    private static boolean condition(Rule rule, SpelExpression condition, @Nullable StandardEvaluationContext context) {
+        Object value;
+        try {
+            value = condition.getValue(context);
+        } catch (RuntimeException e) {
+            throw failed(rule, "condition expression '" + condition.getExpressionString() + "' failed: "
+                    + e.getMessage(), e);
+        }
+        if (value instanceof Boolean decided) {
+            return decided;
+        }
+        // The type only: the value may be the client's address or another part of the request.
+        throw failed(rule, "condition expression '" + condition.getExpressionString() + "' evaluated to "
+                + (value == null ? "null" : "a " + value.getClass().getSimpleName()) + ", not true or false", null);
     }
 
     private static @Nullable String value(Rule rule, String attribute, @Nullable SpelExpression expression,

@@ -929,6 +929,12 @@ public class SluiceProperties {
          */
         private String plan = "";
 
+        /**
+         * The SpEL condition, over the same variables as the key: a request for which it is false
+         * is neither limited nor counted by the rule; empty to decide every matching request.
+         */
+        private String condition = "";
+
         /** The tiers every matching request must pass. */
         private List<TierProperties> tiers = new ArrayList<>();
 
@@ -1020,6 +1026,24 @@ public class SluiceProperties {
          */
         public void setPlan(String plan) {
             this.plan = plan;
+        }
+
+        /**
+         * The condition expression.
+         *
+         * @return the expression; empty to decide every matching request
+         */
+        public String getCondition() {
+            return condition;
+        }
+
+        /**
+         * Sets the condition expression.
+         *
+         * @param condition the expression
+         */
+        public void setCondition(String condition) {
+            this.condition = condition;
         }
 
         /**

@@ -48,8 +48,8 @@ class UnboundSluicePropertiesFailureAnalyzer extends AbstractFailureAnalyzer<Unb
         String action = fixes.isEmpty()
                 ? "Correct or remove these properties. A limiter under sluice.limits.<name> takes enabled,"
                         + " tiers[n].limit, window, algorithm, count-rejected and block-for, and"
-                        + " plans.<plan>.tiers[n]; a rule under sluice.http.rules[n] takes name, path, methods, key,"
-                        + " plan and tiers[n]."
+                        + " plans.<plan>.tiers[n]; a rule under sluice.http.rules[n] takes name, path, methods,"
+                        + " condition, key, plan and tiers[n]."
                 : "Write limiter names that contain dots in brackets: " + String.join(", ", fixes) + ".";
         return new FailureAnalysis("Sluice does not use these properties, so they would change nothing:\n    "
                 + String.join("\n    ", problems), action, cause);

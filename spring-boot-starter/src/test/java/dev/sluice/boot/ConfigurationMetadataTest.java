@@ -36,6 +36,8 @@ class ConfigurationMetadataTest {
 
     private static final String TIER = "dev.sluice.boot.SluiceProperties$TierProperties";
 
+    private static final String RULE = "dev.sluice.boot.SluiceProperties$Rule";
+
     private static Map<String, JsonNode> properties;
 
     private static Map<String, JsonNode> hints;
@@ -60,6 +62,13 @@ class ConfigurationMetadataTest {
         assertProperty(properties.get("sluice.limits.*.tiers[*].block-for"), "java.time.Duration", TIER);
         assertThat(properties.get("sluice.limits.*.tiers[*].algorithm").path("defaultValue").asString())
                 .isEqualTo("sliding-window");
+    }
+
+    @Test
+    void describesConditions() {
+        assertProperty(properties.get("sluice.http.rules[*].condition"), "java.lang.String", RULE);
+        assertThat(properties.get("sluice.http.rules[*].condition").path("description").asString())
+                .contains("neither limited nor counted");
     }
 
     @Test

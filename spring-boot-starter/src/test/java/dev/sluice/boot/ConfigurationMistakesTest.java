@@ -191,6 +191,17 @@ class ConfigurationMistakesTest {
                 "--sluice.http.rules[0].tier[0].limit=5");
 
         assertThat(report).contains("sluice.http.rules[0].tier[0].limit", "is not a Sluice setting",
-                "a rule under sluice.http.rules[n] takes name, path, methods, key, plan and tiers[n]");
+                "a rule under sluice.http.rules[n] takes name, path, methods, condition, key, plan and tiers[n]");
+    }
+
+    @Test
+    void anHttpRuleConditionThatCannotWorkIsNamed(CapturedOutput output) {
+        String report = ruleFailureReport(output, "--sluice.http.rules[0].path=/v1/**",
+                "--sluice.http.rules[0].condition=T(java.lang.System).getenv('INTERNAL') == null",
+                "--sluice.http.rules[0].tiers[0].limit=5", "--sluice.http.rules[0].tiers[0].window=1m");
+
+        assertThat(report).contains("sluice.http.rules[0].condition (product-api) 'T(java.lang.System)"
+                + ".getenv('INTERNAL') == null' uses T(java.lang.System), which a rule's expression may not", "Action:",
+                "put anything else in a bean's method").doesNotContain("Caused by");
     }
 }

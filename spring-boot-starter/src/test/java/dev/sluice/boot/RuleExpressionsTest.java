@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.springframework.expression.BeanResolver;
 import org.springframework.http.server.PathContainer;
@@ -17,9 +18,10 @@ import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.web.util.pattern.PathPatternParser;
 
 /**
- * The key and plan expressions of {@code sluice.http.rules} come from configuration, so they may
- * use what the README documents ({@code #ip}, {@code #request}, {@code #path}, {@code @bean}) and
- * nothing more: no types, no constructors, no reflection.
+ * The condition, key and plan expressions of {@code sluice.http.rules} come from configuration, so
+ * they may use what the README documents ({@code #ip}, {@code #request}, {@code #path},
+ * {@code @bean}) and nothing more: no types, no constructors, no reflection. A condition decides
+ * whether a rule counts a request at all.
  */
 class RuleExpressionsTest {
 
@@ -46,17 +48,33 @@ class RuleExpressionsTest {
 
     /** The rules of one rule, {@code catalog} on {@code /catalog/{org}}, with the given key and plan. */
     private static HttpRateLimitRules rules(String key, String plan) {
+        return rules(KeyErrorPolicy.REJECT, RateLimiterRegistry.builder().build(), rule -> {
+            rule.setKey(key);
+            rule.setPlan(plan);
+        });
+    }
+
+    /** The rules of one rule, {@code catalog} on {@code /catalog/{org}} limited to 3 a minute, as configured. */
+    private static HttpRateLimitRules rules(KeyErrorPolicy onKeyError, RateLimiterRegistry registry,
+                                            Consumer<SluiceProperties.Rule> configured) {
         SluiceProperties.Rule rule = new SluiceProperties.Rule();
         rule.setName("catalog");
         rule.setPath("/catalog/{org}");
-        rule.setKey(key);
-        rule.setPlan(plan);
         SluiceProperties.TierProperties tier = new SluiceProperties.TierProperties();
         tier.setLimit(3L);
         tier.setWindow(Duration.ofMinutes(1));
         rule.getTiers().add(tier);
-        return new HttpRateLimitRules(List.of(rule), new PropertiesLimitOverrides(Map.of()),
-                RateLimiterRegistry.builder().build(), KeyErrorPolicy.REJECT, PathPatternParser.defaultInstance, BEANS);
+        configured.accept(rule);
+        return new HttpRateLimitRules(List.of(rule), new PropertiesLimitOverrides(Map.of()), registry, onKeyError,
+                PathPatternParser.defaultInstance, BEANS);
+    }
+
+    /** The rules of one rule with a condition, keyed by the client address. */
+    private static HttpRateLimitRules withCondition(String condition, KeyErrorPolicy onKeyError) {
+        return rules(onKeyError, RateLimiterRegistry.builder().build(), rule -> {
+            rule.setKey("#ip");
+            rule.setCondition(condition);
+        });
     }
 
     /** What a request to {@code /catalog/Acme} from 192.0.2.7 with the header X-Tenant: t1 is counted as. */
@@ -101,5 +119,52 @@ class RuleExpressionsTest {
                     .hasMessageStartingWith("Rate limit rule 'catalog' cannot count this request: its key expression '"
                             + key + "' failed");
         }
+    }
+
+    @Test
+    void aConditionDecidesWhetherTheRuleCountsARequestWithTheKeysVariables() {
+        HttpRateLimitRules internalLeftOut = withCondition("#request.getHeader('X-Internal') == null", KeyErrorPolicy.REJECT);
+        assertThat(call(internalLeftOut)).isEqualTo(new HttpRateLimitRules.Call("192.0.2.7", null));
+        MockHttpServletRequest internal = new MockHttpServletRequest("GET", "/catalog/Acme");
+        internal.addHeader("X-Internal", "yes");
+        assertThat(internalLeftOut.call(internalLeftOut.rules().get(0), PathContainer.parsePath("/catalog/Acme"),
+                () -> "192.0.2.7", internal)).as("left out by the condition").isNull();
+
+        HttpRateLimitRules everyVariable = withCondition("#ip == '192.0.2.7' and #path['org'] == 'Acme'"
+                + " and @organizations.canonical(#request.getHeader('X-Tenant')) == 't1'", KeyErrorPolicy.REJECT);
+        assertThat(call(everyVariable)).isNotNull();
+        assertThat(call(withCondition("#path['org'] == 'Other'", KeyErrorPolicy.REJECT))).isNull();
+    }
+
+    @Test
+    void aConditionThatFailsOrGivesNoBooleanIsTreatedAsAKeyError() {
+        Map<String, String> problems = Map.of(
+                "#request.getHeader('X-Tenant')", "evaluated to a String, not true or false",
+                "#request.getHeader('X-Missing')", "evaluated to null, not true or false",
+                "#request.getClass().getName() == 'x'", "failed");
+        problems.forEach((condition, problem) -> {
+            assertThatThrownBy(() -> call(withCondition(condition, KeyErrorPolicy.REJECT))).as(condition)
+                    .isInstanceOf(RateLimitKeyException.class)
+                    .hasMessageStartingWith("Rate limit rule 'catalog' cannot count this request: its condition"
+                            + " expression '" + condition + "' " + problem)
+                    .hasMessageNotContaining("t1");
+            assertThat(call(withCondition(condition, KeyErrorPolicy.SKIP))).as(condition).isNull();
+            assertThat(call(withCondition(condition, KeyErrorPolicy.SHARED_KEY))).as(condition)
+                    .isEqualTo(new HttpRateLimitRules.Call("(key error)", null));
+        });
+    }
+
+    @Test
+    void aConditionNamingATypeOrUnknownVariableFailsStartUpNamingTheRule() {
+        assertThatThrownBy(() -> withCondition("T(java.lang.Boolean).TRUE", KeyErrorPolicy.REJECT))
+                .isInstanceOf(SluiceConfigurationException.class)
+                .hasMessage("sluice.http.rules[0].condition (catalog) 'T(java.lang.Boolean).TRUE' uses"
+                        + " T(java.lang.Boolean), which a rule's expression may not");
+        assertThatThrownBy(() -> withCondition("#internal", KeyErrorPolicy.REJECT))
+                .isInstanceOf(SluiceConfigurationException.class)
+                .hasMessageStartingWith("sluice.http.rules[0].condition (catalog) '#internal' refers to #internal");
+        assertThatThrownBy(() -> withCondition("#ip ==", KeyErrorPolicy.REJECT))
+                .isInstanceOf(SluiceConfigurationException.class)
+                .hasMessageStartingWith("sluice.http.rules[0].condition (catalog) '#ip ==' is not a valid SpEL");
     }
 }

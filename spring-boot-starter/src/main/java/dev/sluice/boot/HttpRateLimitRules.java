@@ -162,6 +162,11 @@ final class HttpRateLimitRules {
                     + name + "', which has its own", "Set the tiers in " + property + ".tiers; sluice.limits."
                     + name + " may give the rule's plans.", null);
         }
+        if (overrides.condition(name).isPresent()) {
+            throw new SluiceConfigurationException("sluice.limits." + name + ".condition configures the condition of"
+                    + " rule '" + name + "', which has its own", "Set the condition in " + property + ".condition;"
+                    + " sluice.limits." + name + " may give the rule's plans.", null);
+        }
         List<Tier> tiers = PropertiesLimitOverrides.tiers(property + ".tiers", rule.getTiers());
         SpelExpression condition = expression(property + ".condition", name, rule.getCondition());
         SpelExpression key = expression(property + ".key", name, rule.getKey());

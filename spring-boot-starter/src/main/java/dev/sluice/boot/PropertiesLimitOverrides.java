@@ -13,17 +13,21 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.IntStream;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.event.ContextRefreshedEvent;
+import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
 
 /**
- * Limits from {@code sluice.limits.<name>} (tiers, plans, on or off), checked when the
- * application starts: every tier complete, and every name a limiter's, so that a typo does not
- * silently leave a limit as it was.
+ * Limits from {@code sluice.limits.<name>} (tiers, plans, condition, on or off), checked when the
+ * application starts: every tier complete, every condition a SpEL expression, and every name a
+ * limiter's, so that a typo does not silently leave a limit as it was. A condition is read when
+ * a limiter is built, so unlike tiers and plans it does not change on a refresh.
  */
 final class PropertiesLimitOverrides implements LimitOverrides, ApplicationListener<ContextRefreshedEvent> {
 
     private final Map<String, SluiceProperties.Limit> limits;
     private final Map<String, List<Tier>> tiers = new LinkedHashMap<>();
     private final Map<String, Map<String, List<Tier>>> plans = new LinkedHashMap<>();
+    private final Map<String, String> conditions = new LinkedHashMap<>();
     private final Set<String> limiters = ConcurrentHashMap.newKeySet();
 
     PropertiesLimitOverrides(Map<String, SluiceProperties.Limit> limits) {
@@ -42,7 +46,24 @@ final class PropertiesLimitOverrides implements LimitOverrides, ApplicationListe
                 limiterPlans.put(plan, tiers(property, configured.getTiers()));
             });
             plans.put(name, Collections.unmodifiableMap(limiterPlans));
+            if (!limit.getCondition().isBlank()) {
+                conditions.put(name, checked(property(name) + ".condition", limit.getCondition()));
+            }
         });
+    }
+
+    /**
+     * A condition that parses as SpEL. What it may refer to depends on the limiter's method, and
+     * is checked where the limiter is built.
+     */
+    private static String checked(String property, String condition) {
+        try {
+            new SpelExpressionParser().parseExpression(condition);
+        } catch (ParseException e) {
+            throw new SluiceConfigurationException(property + " '" + condition + "' is not a valid SpEL expression: "
+                    + e.getMessage(), "Correct the expression, or remove it to keep the annotation's condition.", e);
+        }
+        return condition;
     }
 
     /**
@@ -84,6 +105,11 @@ final class PropertiesLimitOverrides implements LimitOverrides, ApplicationListe
     @Override
     public Map<String, List<Tier>> plans(String limiterName) {
         return plans.getOrDefault(limiterName, Map.of());
+    }
+
+    @Override
+    public Optional<String> condition(String limiterName) {
+        return Optional.ofNullable(conditions.get(limiterName));
     }
 
     @Override

@@ -777,6 +777,12 @@ public class SluiceProperties {
         private final Map<String, Plan> plans = new LinkedHashMap<>();
 
         /**
+         * A SpEL expression over the call replacing the annotation's condition: a call for which
+         * it is false is neither limited nor counted. Empty to keep the annotation's.
+         */
+        private String condition = "";
+
+        /**
          * Whether the limiter counts in this JVM and syncs with Redis on an interval
          * (sluice.redis.local-sync); unset: as sluice.redis.local-sync.enabled says. Needs
          * sluice.store=redis.
@@ -845,6 +851,24 @@ public class SluiceProperties {
          */
         public Map<String, Plan> getPlans() {
             return plans;
+        }
+
+        /**
+         * The condition replacing the annotation's.
+         *
+         * @return the SpEL expression; empty to keep the annotation's
+         */
+        public String getCondition() {
+            return condition;
+        }
+
+        /**
+         * Sets the condition replacing the annotation's.
+         *
+         * @param condition the SpEL expression; empty to keep the annotation's
+         */
+        public void setCondition(String condition) {
+            this.condition = condition;
         }
     }
 

@@ -22,7 +22,7 @@ class UnboundSluicePropertiesFailureAnalyzer extends AbstractFailureAnalyzer<Unb
         implements Ordered {
 
     private static final ConfigurationPropertyName LIMITS = ConfigurationPropertyName.of("sluice.limits");
-    private static final Set<String> LIMIT_PROPERTIES = Set.of("enabled", "tiers", "plans");
+    private static final Set<String> LIMIT_PROPERTIES = Set.of("enabled", "tiers", "plans", "condition");
 
     @Override
     protected @Nullable FailureAnalysis analyze(Throwable rootFailure, UnboundConfigurationPropertiesException cause) {
@@ -47,9 +47,9 @@ class UnboundSluicePropertiesFailureAnalyzer extends AbstractFailureAnalyzer<Unb
         }
         String action = fixes.isEmpty()
                 ? "Correct or remove these properties. A limiter under sluice.limits.<name> takes enabled,"
-                        + " tiers[n].limit, window, algorithm, count-rejected and block-for, and"
-                        + " plans.<plan>.tiers[n]; a rule under sluice.http.rules[n] takes name, path, methods,"
-                        + " condition, key, plan and tiers[n]."
+                        + " tiers[n].limit, window, algorithm, count-rejected and block-for,"
+                        + " plans.<plan>.tiers[n] and condition; a rule under sluice.http.rules[n] takes name, path,"
+                        + " methods, condition, key, plan and tiers[n]."
                 : "Write limiter names that contain dots in brackets: " + String.join(", ", fixes) + ".";
         return new FailureAnalysis("Sluice does not use these properties, so they would change nothing:\n    "
                 + String.join("\n    ", problems), action, cause);

@@ -66,6 +66,7 @@ class ConfigurationMetadataTest {
 
     @Test
     void describesConditions() {
+        assertProperty(properties.get("sluice.limits.*.condition"), "java.lang.String", LIMIT);
         assertProperty(properties.get("sluice.http.rules[*].condition"), "java.lang.String", RULE);
         assertThat(properties.get("sluice.http.rules[*].condition").path("description").asString())
                 .contains("neither limited nor counted");

@@ -204,4 +204,31 @@ class ConfigurationMistakesTest {
                 + ".getenv('INTERNAL') == null' uses T(java.lang.System), which a rule's expression may not", "Action:",
                 "put anything else in a bean's method").doesNotContain("Caused by");
     }
+
+    @Test
+    void aLimiterConditionThatIsNotSpelIsNamed(CapturedOutput output) {
+        String report = failureReport(output, "--sluice.limits[Hello.hello].condition=#user ==");
+
+        assertThat(report).contains("sluice.limits[Hello.hello].condition '#user ==' is not a valid SpEL expression",
+                "Action:", "Correct the expression, or remove it to keep the annotation's condition.");
+    }
+
+    @Test
+    void aDottedLimiterNameWithoutBracketsBeforeConditionIsWrittenWithThem(CapturedOutput output) {
+        String report = failureReport(output, "--sluice.limits.Hello.hello.condition=#root != null");
+
+        assertThat(report).contains("splits a limiter name at its dots",
+                "Write limiter names that contain dots in brackets: sluice.limits[Hello.hello].condition.");
+    }
+
+    @Test
+    void aConditionForAnHttpRuleInItsLimitsIsNamed(CapturedOutput output) {
+        String report = ruleFailureReport(output, "--sluice.http.rules[0].path=/v1/**",
+                "--sluice.http.rules[0].tiers[0].limit=5", "--sluice.http.rules[0].tiers[0].window=1m",
+                "--sluice.limits.product-api.condition=#ip != null");
+
+        assertThat(report).contains("sluice.limits.product-api.condition configures the condition of rule"
+                + " 'product-api', which has its own", "Action:", "Set the condition in"
+                + " sluice.http.rules[0].condition");
+    }
 }

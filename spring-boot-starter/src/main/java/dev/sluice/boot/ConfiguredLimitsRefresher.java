@@ -19,10 +19,10 @@ import org.springframework.core.env.Environment;
  * {@code sluice.limits.<name>.plans}. Run when Spring Cloud refreshes the environment.
  *
  * <p>What changes live: tiers and plans of limiters that exist. What needs a restart: new or
- * removed limiters and rules, a rule's path, methods, condition, key and plan expression, a
- * limiter's {@code sluice.limits.<name>.condition}, and going back from configured tiers to an
- * annotation's (removing {@code sluice.limits.<name>.tiers} keeps the tiers last configured).
- * Invalid new configuration changes nothing and is logged.
+ * removed limiters and rules, a rule's path, methods, condition, key and plan expression and
+ * {@code count-on}, a limiter's {@code sluice.limits.<name>.condition}, and going back from
+ * configured tiers to an annotation's (removing {@code sluice.limits.<name>.tiers} keeps the
+ * tiers last configured). Invalid new configuration changes nothing and is logged.
  */
 final class ConfiguredLimitsRefresher {
 

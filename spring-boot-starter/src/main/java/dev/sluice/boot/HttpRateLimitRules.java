@@ -1,7 +1,9 @@
 package dev.sluice.boot;
 
+import dev.sluice.ForwardingRateLimitStore;
 import dev.sluice.LimitDefinition;
 import dev.sluice.RateLimitListener;
+import dev.sluice.RateLimitStore;
 import dev.sluice.RateLimiter;
 import dev.sluice.RateLimiterRegistry;
 import dev.sluice.Tier;
@@ -10,12 +12,16 @@ import dev.sluice.annotation.OnLimit;
 import dev.sluice.aop.RateLimitKeyException;
 import dev.sluice.aop.RateLimitVariables;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.expression.BeanResolver;
@@ -64,8 +70,16 @@ import org.springframework.web.util.pattern.PatternParseException;
  * rejects ends the request, and the rules after it are not asked. Permits the rules before it
  * took stay taken, as with several limiters on one annotated method: limits that must be
  * all-or-nothing belong in one rule as its tiers, which are decided in one atomic store call.
+ *
+ * <p>A rule with {@code count-on} counts requests by their outcome: the request takes its permit
+ * before the handler runs, as any other, so a key at its limit is still refused; once the status
+ * of its response is known, the permit is {@linkplain RateLimiter#giveBack given back} unless the
+ * status is one the rule counts. Such a rule needs a store that can give permits back, which is
+ * checked when the application starts.
  */
 final class HttpRateLimitRules {
+
+    private static final System.Logger LOGGER = System.getLogger(HttpRateLimitRules.class.getName());
 
     /** The variables a rule's expressions may use. */
     private static final Set<String> VARIABLES = Set.of("ip", "request", "path");
@@ -79,6 +93,8 @@ final class HttpRateLimitRules {
      * and with them the caches of the property accessor and method resolver.
      */
     private final StandardEvaluationContext delegates;
+    /** The rules whose failed give-backs were logged: each is logged once, as a warning. */
+    private final Set<String> warnedGiveBacks = ConcurrentHashMap.newKeySet();
 
     /**
      * @param paths the application's parser of the paths its handlers are mapped to
@@ -116,13 +132,29 @@ final class HttpRateLimitRules {
      * One rule, as it decides requests.
      *
      * @param condition whether a request is decided at all; {@code null} for every request
+     * @param countOn   the statuses whose requests count; {@code null} for every request
      */
     record Rule(String name, PathPattern pattern, Set<String> methods, @Nullable SpelExpression condition,
-                @Nullable SpelExpression key, @Nullable SpelExpression plan, boolean usesIp,
-                RateLimiter limiter) {
+                @Nullable SpelExpression key, @Nullable SpelExpression plan, @Nullable CountOn countOn,
+                boolean usesIp, RateLimiter limiter) {
 
         boolean matches(String method, PathContainer path) {
             return (methods.isEmpty() || methods.contains(method)) && pattern.matches(path);
+        }
+    }
+
+    /**
+     * The response statuses a rule counts its requests by: single codes ({@code 401}) and
+     * classes ({@code 4xx}, all of 400 to 499).
+     *
+     * @param codes   the single codes
+     * @param classes the classes, by their first digit
+     */
+    record CountOn(Set<Integer> codes, Set<Integer> classes) {
+
+        /** Whether a request answered with this status counts. */
+        boolean counts(int status) {
+            return codes.contains(status) || classes.contains(status / 100);
         }
     }
 
@@ -171,6 +203,7 @@ final class HttpRateLimitRules {
         SpelExpression condition = expression(property + ".condition", name, rule.getCondition());
         SpelExpression key = expression(property + ".key", name, rule.getKey());
         SpelExpression plan = expression(property + ".plan", name, rule.getPlan());
+        CountOn countOn = countOn(property + ".count-on", name, rule.getCountOn());
         RateLimiter limiter;
         try {
             limiter = registry.register(new LimitDefinition(name, rule.getKey(), tiers, "1", OnLimit.REJECT,
@@ -179,12 +212,47 @@ final class HttpRateLimitRules {
             throw new SluiceConfigurationException(property + " (" + name + ") cannot be built: " + e.getMessage(),
                     "Give the rule a name no other limiter has, and tiers its store supports.", e);
         }
+        if (countOn != null && !limiter.givesBack()) {
+            throw new SluiceConfigurationException(property + ".count-on (" + name + ") needs a store that can give"
+                    + " permits back, and " + storeName(limiter.store()) + " cannot for the rule's tiers",
+                    "Remove " + property + ".count-on to count every request, or use a store that gives permits"
+                    + " back (sluice.store=memory or redis).", null);
+        }
         boolean usesIp = usesIp(condition) || usesIp(key) || usesIp(plan);
-        return new Rule(name, pattern, Set.copyOf(methods), condition, key, plan, usesIp, limiter);
+        return new Rule(name, pattern, Set.copyOf(methods), condition, key, plan, countOn, usesIp, limiter);
+    }
+
+    /** The class of the store beneath any decorators, by its simple name unless it has none. */
+    private static String storeName(RateLimitStore store) {
+        RateLimitStore beneath = store;
+        while (beneath instanceof ForwardingRateLimitStore decorator) {
+            beneath = decorator.delegate();
+        }
+        String name = beneath.getClass().getSimpleName();
+        return name.isEmpty() ? beneath.getClass().getName() : name;
     }
 
     private static boolean usesIp(@Nullable SpelExpression expression) {
         return expression != null && RateLimitVariables.referencedBy(expression).contains("ip");
+    }
+
+    /** The statuses of {@code count-on}; {@code null} when there are none, to count every request. */
+    private static @Nullable CountOn countOn(String property, String name, List<String> configured) {
+        Set<Integer> codes = new HashSet<>();
+        Set<Integer> classes = new HashSet<>();
+        for (String status : configured) {
+            String trimmed = status.trim().toLowerCase(Locale.ROOT);
+            if (trimmed.matches("[1-5][0-9][0-9]")) {
+                codes.add(Integer.parseInt(trimmed));
+            } else if (trimmed.matches("[1-5]xx")) {
+                classes.add(trimmed.charAt(0) - '0');
+            } else {
+                throw new SluiceConfigurationException(property + " (" + name + ") has '" + status.trim()
+                        + "', which is not an HTTP status", "List response statuses from 100 to 599 (401) or classes"
+                        + " of them (4xx), such as count-on: 401, 403.", null);
+            }
+        }
+        return codes.isEmpty() && classes.isEmpty() ? null : new CountOn(Set.copyOf(codes), Set.copyOf(classes));
     }
 
     private static @Nullable SpelExpression expression(String property, String name, String text) {
@@ -304,6 +372,57 @@ final class HttpRateLimitRules {
 
     /** What one request is counted as under a rule. */
     record Call(String key, @Nullable String plan) {
+    }
+
+    /**
+     * A permit a request took under a rule that counts requests by their outcome: given back once
+     * the response's status is known, unless the rule counts that status.
+     *
+     * @param admittedAt when it was taken, by the limiter's clock
+     */
+    record Taken(Rule rule, Call call, Instant admittedAt) {
+    }
+
+    /**
+     * The permit a request just took under a rule, if the rule counts requests by their outcome.
+     *
+     * @return the permit, or {@code null} for a rule counting every request
+     */
+    @Nullable Taken taken(Rule rule, Call call) {
+        // Read after the decision: a sliding log gives back an entry made no later than this.
+        return rule.countOn == null ? null : new Taken(rule, call, registry.clock().instant());
+    }
+
+    /**
+     * Gives back, without waiting, the permits a request took under rules that do not count its
+     * response's status. Never fails: a permit that cannot be given back stays taken, and the
+     * first such failure of each rule is logged.
+     *
+     * @param taken  the request's permits
+     * @param status its response's status
+     */
+    void giveBack(List<Taken> taken, int status) {
+        for (Taken permit : taken) {
+            Rule rule = permit.rule;
+            if (rule.countOn == null || rule.countOn.counts(status)) {
+                continue;
+            }
+            CompletionStage<Void> given;
+            try {
+                given = rule.limiter.giveBackAsync(permit.call.key(), 1, permit.call.plan(), permit.admittedAt);
+            } catch (RuntimeException e) {
+                given = CompletableFuture.failedFuture(e);
+            }
+            given.whenComplete((done, failure) -> {
+                if (failure != null) {
+                    // The store's message may quote the key, which no log line shows.
+                    System.Logger.Level level = warnedGiveBacks.add(rule.name) ? System.Logger.Level.WARNING
+                            : System.Logger.Level.DEBUG;
+                    LOGGER.log(level, "Rate limit rule '" + rule.name + "' could not give back the permit of a"
+                            + " request answered " + status + ", which stays counted: " + failure.getClass().getName());
+                }
+            });
+        }
     }
 
     private static Map<String, String> variables(Rule rule, PathContainer path) {

@@ -3,13 +3,16 @@ package dev.sluice.boot;
 import dev.sluice.RateLimitExceededException;
 import dev.sluice.StoreUnavailableException;
 import dev.sluice.aop.RateLimitKeyException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionException;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.Ordered;
+import org.springframework.http.HttpStatusCode;
 import org.springframework.http.server.PathContainer;
 import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.reactive.DispatchExceptionHandler;
 import org.springframework.web.reactive.HandlerAdapter;
 import org.springframework.web.reactive.HandlerResult;
@@ -28,6 +31,12 @@ import reactor.core.publisher.Mono;
  * exception handling, as the {@code DispatcherHandler} answers a handler's error (the starter's
  * {@link ReactiveRateLimitExceptionHandler} unless the application answers first), so that its
  * 429, 503 or 400 is the one an annotated method would get.
+ *
+ * <p>Under rules that count requests by their outcome ({@code count-on}), the permits a request
+ * took are given back, without waiting for the store, when its response is committed, with the
+ * status the client gets: that of the handler's answer, or of the application's answer to an
+ * error that escaped the handler (a {@code ResponseStatusException}'s status, a 500 for others).
+ * A response that is never committed (the client went away first) leaves them taken.
  */
 final class ReactiveHttpRateLimitFilter implements WebFilter, Ordered {
 
@@ -70,8 +79,9 @@ final class ReactiveHttpRateLimitFilter implements WebFilter, Ordered {
         if (matched.isEmpty()) {
             return chain.filter(exchange);
         }
+        Outcome outcome = new Outcome(exchange.getResponse());
         return Flux.fromIterable(matched)
-                .concatMap(rule -> decide(exchange, request, path, rule))
+                .concatMap(rule -> decide(exchange, request, path, rule, outcome))
                 .then(Mono.just(true))
                 .onErrorResume(ReactiveHttpRateLimitFilter::isRefusal, refused -> answer(exchange, refused)
                         .then(Mono.just(false)))
@@ -80,7 +90,7 @@ final class ReactiveHttpRateLimitFilter implements WebFilter, Ordered {
 
     /** One rule's decision: completes when it admits the request, fails with the refusal otherwise. */
     private Mono<Void> decide(ServerWebExchange exchange, ServerHttpRequest request, PathContainer path,
-                              HttpRateLimitRules.Rule rule) {
+                              HttpRateLimitRules.Rule rule, Outcome outcome) {
         return Mono.defer(() -> {
             HttpRateLimitRules.Call call = rules.call(rule, path,
                     () -> SluiceWebFluxAutoConfiguration.clientIp(clientIp, request), request);
@@ -88,9 +98,44 @@ final class ReactiveHttpRateLimitFilter implements WebFilter, Ordered {
                 return Mono.empty();
             }
             return Mono.fromCompletionStage(rule.limiter().acquireAsync(call.key(), 1, call.plan()))
-                    .doOnNext(decision -> headers.writeDecision(exchange, rule.name(), decision))
+                    .doOnNext(decision -> {
+                        HttpRateLimitRules.Taken permit = rules.taken(rule, call);
+                        if (permit != null) {
+                            outcome.add(permit);
+                        }
+                        headers.writeDecision(exchange, rule.name(), decision);
+                    })
                     .then();
         }).onErrorMap(CompletionException.class, failure -> failure.getCause() != null ? failure.getCause() : failure);
+    }
+
+    /**
+     * The permits one request took under rules that count requests by their outcome, given back
+     * when its response is committed: the moment its status is settled, whoever answers (the
+     * handler, this filter's refusal, or the application's handling of an error that escaped the
+     * filter chain, which runs after it).
+     */
+    private final class Outcome {
+
+        private final ServerHttpResponse response;
+        /** Added to while the rules decide, one after the other; read once the response commits. */
+        private final List<HttpRateLimitRules.Taken> taken = new ArrayList<>();
+
+        Outcome(ServerHttpResponse response) {
+            this.response = response;
+        }
+
+        void add(HttpRateLimitRules.Taken permit) {
+            if (taken.isEmpty()) {
+                response.beforeCommit(() -> {
+                    HttpStatusCode status = response.getStatusCode();
+                    // Started, not awaited: the response does not wait for the store.
+                    rules.giveBack(taken, status == null ? 200 : status.value());
+                    return Mono.empty();
+                });
+            }
+            taken.add(permit);
+        }
     }
 
     private static boolean isRefusal(Throwable failure) {

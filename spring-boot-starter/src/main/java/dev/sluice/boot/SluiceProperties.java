@@ -959,6 +959,13 @@ public class SluiceProperties {
          */
         private String condition = "";
 
+        /**
+         * The response statuses that count: a request takes its permit before the handler runs,
+         * and gets it back once its response has another status. Codes (401) or classes (4xx);
+         * empty to count every request.
+         */
+        private List<String> countOn = new ArrayList<>();
+
         /** The tiers every matching request must pass. */
         private List<TierProperties> tiers = new ArrayList<>();
 
@@ -1068,6 +1075,24 @@ public class SluiceProperties {
          */
         public void setCondition(String condition) {
             this.condition = condition;
+        }
+
+        /**
+         * The response statuses that count.
+         *
+         * @return codes such as 401 or classes such as 4xx; empty to count every request
+         */
+        public List<String> getCountOn() {
+            return countOn;
+        }
+
+        /**
+         * Sets the response statuses that count.
+         *
+         * @param countOn codes such as 401 or classes such as 4xx
+         */
+        public void setCountOn(List<String> countOn) {
+            this.countOn = countOn;
         }
 
         /**

@@ -49,7 +49,7 @@ class UnboundSluicePropertiesFailureAnalyzer extends AbstractFailureAnalyzer<Unb
                 ? "Correct or remove these properties. A limiter under sluice.limits.<name> takes enabled,"
                         + " tiers[n].limit, window, algorithm, count-rejected and block-for,"
                         + " plans.<plan>.tiers[n] and condition; a rule under sluice.http.rules[n] takes name, path,"
-                        + " methods, condition, key, plan and tiers[n]."
+                        + " methods, condition, key, plan, count-on and tiers[n]."
                 : "Write limiter names that contain dots in brackets: " + String.join(", ", fixes) + ".";
         return new FailureAnalysis("Sluice does not use these properties, so they would change nothing:\n    "
                 + String.join("\n    ", problems), action, cause);

@@ -65,11 +65,15 @@ class ConfigurationMetadataTest {
     }
 
     @Test
-    void describesConditions() {
+    void describesConditionsAndCountingByOutcome() {
         assertProperty(properties.get("sluice.limits.*.condition"), "java.lang.String", LIMIT);
         assertProperty(properties.get("sluice.http.rules[*].condition"), "java.lang.String", RULE);
+        assertProperty(properties.get("sluice.http.rules[*].count-on"), "java.util.List<java.lang.String>", RULE);
         assertThat(properties.get("sluice.http.rules[*].condition").path("description").asString())
                 .contains("neither limited nor counted");
+        assertThat(properties.get("sluice.http.rules[*].count-on").path("description").asString())
+                .contains("401", "4xx");
+        assertThat(values(hints.get("sluice.http.rules[*].count-on"))).contains("401", "4xx");
     }
 
     @Test

@@ -3,10 +3,15 @@ package dev.sluice.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.Decision;
+import dev.sluice.InMemoryRateLimitStore;
+import dev.sluice.RateLimitStore;
+import dev.sluice.Tier;
 import dev.sluice.annotation.RateLimited;
 import dev.sluice.redisson.RedissonRateLimitStore;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.SpringApplication;
@@ -16,6 +21,7 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.io.DefaultResourceLoader;
 
@@ -59,6 +65,28 @@ class ConfigurationMistakesTest {
     @SpringBootConfiguration(proxyBeanMethods = false)
     @EnableAutoConfiguration
     static class EmptyApp {
+    }
+
+    /** An application whose store cannot give permits back, as the Bucket4j store cannot. */
+    @SpringBootConfiguration(proxyBeanMethods = false)
+    @EnableAutoConfiguration
+    static class KeepingStoreApp {
+
+        @Bean
+        RateLimitStore keepingStore() {
+            InMemoryRateLimitStore memory = InMemoryRateLimitStore.builder().build();
+            return new RateLimitStore() {
+                @Override
+                public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
+                    return memory.tryAcquire(key, tiers, cost);
+                }
+
+                @Override
+                public CompletionStage<Decision> tryAcquireAsync(String key, List<Tier> tiers, long cost) {
+                    return memory.tryAcquireAsync(key, tiers, cost);
+                }
+            };
+        }
     }
 
     /**
@@ -135,7 +163,11 @@ class ConfigurationMistakesTest {
 
     /** The report of a web application with one HTTP rule, completed by the given properties. */
     private static String ruleFailureReport(CapturedOutput output, String... rule) {
-        SpringApplication application = new SpringApplication(EmptyApp.class);
+        return ruleFailureReport(output, EmptyApp.class, rule);
+    }
+
+    private static String ruleFailureReport(CapturedOutput output, Class<?> app, String... rule) {
+        SpringApplication application = new SpringApplication(app);
         List<String> args = new ArrayList<>(List.of("--server.port=0", "--sluice.http.rules[0].name=product-api"));
         args.addAll(List.of(rule));
         application.setWebApplicationType(WebApplicationType.SERVLET);
@@ -191,7 +223,8 @@ class ConfigurationMistakesTest {
                 "--sluice.http.rules[0].tier[0].limit=5");
 
         assertThat(report).contains("sluice.http.rules[0].tier[0].limit", "is not a Sluice setting",
-                "a rule under sluice.http.rules[n] takes name, path, methods, condition, key, plan and tiers[n]");
+                "a rule under sluice.http.rules[n] takes name, path, methods, condition, key, plan, count-on and"
+                        + " tiers[n]");
     }
 
     @Test
@@ -203,6 +236,26 @@ class ConfigurationMistakesTest {
         assertThat(report).contains("sluice.http.rules[0].condition (product-api) 'T(java.lang.System)"
                 + ".getenv('INTERNAL') == null' uses T(java.lang.System), which a rule's expression may not", "Action:",
                 "put anything else in a bean's method").doesNotContain("Caused by");
+    }
+
+    @Test
+    void anHttpRuleCountingOnSomethingThatIsNotAStatusIsNamed(CapturedOutput output) {
+        String report = ruleFailureReport(output, "--sluice.http.rules[0].path=/login",
+                "--sluice.http.rules[0].count-on=401, unauthorized", "--sluice.http.rules[0].tiers[0].limit=5",
+                "--sluice.http.rules[0].tiers[0].window=15m");
+
+        assertThat(report).contains("sluice.http.rules[0].count-on (product-api) has 'unauthorized', which is not an"
+                + " HTTP status", "Action:", "(4xx), such as count-on: 401, 403.");
+    }
+
+    @Test
+    void anHttpRuleCountingOnStatusesWithAStoreThatCannotGiveBackIsNamed(CapturedOutput output) {
+        String report = ruleFailureReport(output, KeepingStoreApp.class, "--sluice.http.rules[0].path=/login",
+                "--sluice.http.rules[0].count-on=401", "--sluice.http.rules[0].tiers[0].limit=5",
+                "--sluice.http.rules[0].tiers[0].window=15m");
+
+        assertThat(report).contains("sluice.http.rules[0].count-on (product-api) needs a store that can give permits"
+                + " back", "Action:", "Remove sluice.http.rules[0].count-on to count every request");
     }
 
     @Test

@@ -3,13 +3,23 @@ package dev.sluice.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.Decision;
+import dev.sluice.ForwardingRateLimitStore;
+import dev.sluice.InMemoryRateLimitStore;
+import dev.sluice.RateLimitStore;
 import dev.sluice.RateLimiterRegistry;
+import dev.sluice.Tier;
 import dev.sluice.annotation.KeyErrorPolicy;
 import dev.sluice.aop.RateLimitKeyException;
+import dev.sluice.tck.MutableClock;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.springframework.expression.BeanResolver;
@@ -21,7 +31,8 @@ import org.springframework.web.util.pattern.PathPatternParser;
  * The condition, key and plan expressions of {@code sluice.http.rules} come from configuration, so
  * they may use what the README documents ({@code #ip}, {@code #request}, {@code #path},
  * {@code @bean}) and nothing more: no types, no constructors, no reflection. A condition decides
- * whether a rule counts a request at all.
+ * whether a rule counts a request at all, and {@code count-on} which of the requests it counted
+ * keep their permit once answered.
  */
 class RuleExpressionsTest {
 
@@ -166,5 +177,109 @@ class RuleExpressionsTest {
         assertThatThrownBy(() -> withCondition("#ip ==", KeyErrorPolicy.REJECT))
                 .isInstanceOf(SluiceConfigurationException.class)
                 .hasMessageStartingWith("sluice.http.rules[0].condition (catalog) '#ip ==' is not a valid SpEL");
+    }
+
+    /** An in-memory store that can give back permits, noting those it is given back. */
+    static final class GivingBackStore extends ForwardingRateLimitStore {
+
+        final List<String> givenBack = new ArrayList<>();
+
+        GivingBackStore(RateLimitStore store) {
+            super(store);
+        }
+
+        @Override
+        public void giveBack(String key, List<Tier> tiers, long cost, Duration ago) {
+            givenBack.add(key + " " + cost + " " + ago);
+        }
+
+        @Override
+        public CompletionStage<Void> giveBackAsync(String key, List<Tier> tiers, long cost, Duration ago) {
+            giveBack(key, tiers, cost, ago);
+            return CompletableFuture.completedFuture(null);
+        }
+
+        @Override
+        public boolean givesBack(Tier tier) {
+            return true;
+        }
+    }
+
+    @Test
+    void countOnKeepsThePermitsOfTheStatusesAndClassesItListsAndGivesBackTheOthers() {
+        MutableClock clock = new MutableClock(Instant.parse("2200-01-01T00:00:00Z"));
+        GivingBackStore store = new GivingBackStore(InMemoryRateLimitStore.builder().clock(clock).build());
+        HttpRateLimitRules rules = rules(KeyErrorPolicy.REJECT, RateLimiterRegistry.builder().clock(clock).store(store)
+                .build(), rule -> {
+                    rule.setKey("#path['org']");
+                    rule.setCountOn(List.of("401", " 5XX"));
+                });
+        HttpRateLimitRules.Rule rule = rules.rules().get(0);
+        HttpRateLimitRules.Call call = new HttpRateLimitRules.Call("Acme", null);
+        rule.limiter().acquire("Acme");
+        HttpRateLimitRules.Taken taken = rules.taken(rule, call);
+        assertThat(taken).isNotNull();
+        assertThat(taken.admittedAt()).isEqualTo(clock.instant());
+        clock.advance(Duration.ofMillis(250));
+
+        for (int status : new int[] {401, 500, 503, 599}) {
+            rules.giveBack(List.of(taken), status);
+        }
+        assertThat(store.givenBack).as("counted statuses").isEmpty();
+        for (int status : new int[] {200, 204, 302, 400, 403, 404, 429}) {
+            rules.giveBack(List.of(taken), status);
+        }
+        assertThat(store.givenBack).hasSize(7).allSatisfy(givenBack -> assertThat(givenBack)
+                .isEqualTo("catalog:Acme 1 PT0.25S"));
+    }
+
+    @Test
+    void withoutCountOnEveryRequestKeepsItsPermit() {
+        GivingBackStore store = new GivingBackStore(InMemoryRateLimitStore.builder().build());
+        HttpRateLimitRules rules = rules(KeyErrorPolicy.REJECT, RateLimiterRegistry.builder().store(store).build(),
+                rule -> rule.setCountOn(List.of()));
+        assertThat(rules.taken(rules.rules().get(0), new HttpRateLimitRules.Call("", null))).isNull();
+    }
+
+    @Test
+    void countOnThatIsNotAStatusOrWithAStoreThatCannotGiveBackFailsStartUpNamingTheRule() {
+        RateLimiterRegistry givingBack = RateLimiterRegistry.builder()
+                .store(new GivingBackStore(InMemoryRateLimitStore.builder().build())).build();
+        for (String status : List.of("4x1", "600", "099", "40", "4xxx", "unauthorized")) {
+            assertThatThrownBy(() -> rules(KeyErrorPolicy.REJECT, givingBack, rule -> {
+                rule.setName("catalog-" + status);
+                rule.setCountOn(List.of("401", status));
+            })).as(status)
+                    .isInstanceOf(SluiceConfigurationException.class)
+                    .hasMessage("sluice.http.rules[0].count-on (catalog-" + status + ") has '" + status + "', which is"
+                            + " not an HTTP status");
+        }
+
+        RateLimiterRegistry keeping = RateLimiterRegistry.builder()
+                .store(new KeepingStore(InMemoryRateLimitStore.builder().build())).build();
+        assertThatThrownBy(() -> rules(KeyErrorPolicy.REJECT, keeping, rule -> rule.setCountOn(List.of("401"))))
+                .isInstanceOf(SluiceConfigurationException.class)
+                .hasMessage("sluice.http.rules[0].count-on (catalog) needs a store that can give permits back, and"
+                        + " KeepingStore cannot for the rule's tiers");
+    }
+
+    /** A store that decides as the in-memory one but cannot give permits back, as the Bucket4j store. */
+    static final class KeepingStore implements RateLimitStore {
+
+        private final RateLimitStore store;
+
+        KeepingStore(RateLimitStore store) {
+            this.store = store;
+        }
+
+        @Override
+        public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
+            return store.tryAcquire(key, tiers, cost);
+        }
+
+        @Override
+        public CompletionStage<Decision> tryAcquireAsync(String key, List<Tier> tiers, long cost) {
+            return store.tryAcquireAsync(key, tiers, cost);
+        }
     }
 }

@@ -5,6 +5,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
 import com.github.benmanes.caffeine.cache.Policy;
 import com.github.benmanes.caffeine.cache.RemovalCause;
+import dev.sluice.internal.Ago;
 import dev.sluice.internal.StoreKeys;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -401,6 +402,59 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
         }
     }
 
+    /**
+     * Gives back the permits of an admitted call at once, under the key's lock, for every
+     * algorithm (see {@link RateLimitStore#giveBack}): the call is taken to have been admitted
+     * {@code ago} before this store's time. A key the store holds no state for has nothing to give
+     * back. A sliding log looks for the call among its 1,024 newest calls.
+     */
+    @Override
+    public void giveBack(String key, List<Tier> tiers, long cost, Duration ago) {
+        RateLimitStore.check(this, key, tiers, cost);
+        long agoMillis = Ago.millis(ago);
+        long now = now();
+        KeyProbe probe = probes.get();
+        try {
+            KeyProbe lookup = probe.of("", key);
+            // A state dropped while it is looked up is looked up again, a few times at most.
+            for (int tries = 0; tries < 4; tries++) {
+                KeyState state = policy.getIfPresentQuietly(lookup);
+                if (state == null || state.dead()) {
+                    state = rescued.get(lookup);
+                }
+                if (state == null) {
+                    return;
+                }
+                state.lock();
+                try {
+                    // A rescued state is dead until a decision takes it back, but still the key's.
+                    if (!state.dead() || rescued.get(state) == state) {
+                        state.giveBack(now, now - agoMillis, tiers, cost);
+                        return;
+                    }
+                } finally {
+                    state.unlock();
+                }
+            }
+        } finally {
+            probe.release();
+        }
+    }
+
+    @Override
+    public CompletionStage<Void> giveBackAsync(String key, List<Tier> tiers, long cost, Duration ago) {
+        return answered(() -> {
+            giveBack(key, tiers, cost, ago);
+            return null;
+        });
+    }
+
+    /** Every tier: this store gives back the permits of every algorithm. */
+    @Override
+    public boolean givesBack(Tier tier) {
+        return true;
+    }
+
     /** Forgets every key; for tests, so that one test's counts never reach the next. */
     public void clear() {
         for (Object key : keys.asMap().keySet()) {
@@ -589,8 +643,8 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
         /**
          * The most keys held at once; beyond it the keys least likely to be used again are
          * dropped and start afresh. Each key takes about 200 bytes besides the key's own string,
-         * which is held as the caller gave it (a {@code SLIDING_LOG} tier about 100 more, and 16 per
-         * call in its window beyond four).
+         * which is held as the caller gave it (a {@code SLIDING_LOG} tier about 150 more, and 24 per
+         * call in its window beyond four; calls of one cost in one millisecond share those 24).
          *
          * @param maximumKeys at least 1; default 100,000
          * @return this builder

@@ -20,6 +20,10 @@ import org.jspecify.annotations.Nullable;
  * call. All arithmetic is in whole numbers, so results are exact. Callers first {@link #advance}
  * a tier's counters to {@code now}; the other counter methods then read or change them at that
  * instant.
+ *
+ * <p>Each tier's counters also keep {@link #since}, the time a decision last found them back to
+ * full: calls admitted before it no longer count there, and are not {@linkplain #giveBack given
+ * back}.
  */
 abstract sealed class KeyState {
 
@@ -49,6 +53,11 @@ abstract sealed class KeyState {
     private final Tier tier;
     /** When these counters are back to full, as of the last decision that involved them. */
     private long fullAt;
+    /**
+     * The latest time a decision found these counters back to full, as a fresh tier's: they
+     * have counted since then without a break, and count no call admitted before.
+     */
+    private long since;
 
     // The key's own state, used in the state the store keeps for the key; guarded by the lock.
     private KeyState @Nullable [] others;
@@ -216,7 +225,11 @@ abstract sealed class KeyState {
         KeyState[] current = single == null ? statesFor(tiers, now) : null;
         for (int i = 0; i < size; i++) {
             Tier tier = tiers.get(i);
-            at(single, current, i).advance(now, tier.windowMillis(), tier.limit());
+            KeyState state = at(single, current, i);
+            state.advance(now, tier.windowMillis(), tier.limit());
+            if (state.count == 0 && state.since != now && state.isFull()) {
+                state.since = now;
+            }
         }
 
         boolean blocked = blockedUntil > now;
@@ -262,6 +275,42 @@ abstract sealed class KeyState {
         }
         rejected(now, tiers, single, current, cost, outcome);
         forgetFullStates(now);
+    }
+
+    /**
+     * Gives back the permits of a call of {@code cost} admitted at {@code admitted} (see
+     * {@link RateLimitStore#giveBack}): each of {@code tiers} whose counters have counted without
+     * a break since then takes the call off as its algorithm says; a tier the key holds no
+     * counters for, or whose counters were back to full since, counted no such call. Blocks
+     * stay. Nothing is advanced, so that the key's time and counters move only with decisions;
+     * the caller holds the lock.
+     *
+     * @param now      the store's time
+     * @param admitted when the call was admitted, by the store's time
+     */
+    final void giveBack(long now, long admitted, List<Tier> tiers, long cost) {
+        for (Tier tier : tiers) {
+            KeyState state = heldStateFor(tier);
+            if (state != null && state.since <= admitted) {
+                state.giveBack(now, admitted, tier.windowMillis(), tier.limit(), cost);
+            }
+        }
+    }
+
+    /** The counters the key holds for {@code tier}, or none; the caller holds the lock. */
+    private @Nullable KeyState heldStateFor(Tier tier) {
+        if (counts(tier)) {
+            return this;
+        }
+        KeyState[] states = others;
+        if (states != null) {
+            for (KeyState state : states) {
+                if (state.counts(tier)) {
+                    return state;
+                }
+            }
+        }
+        return null;
     }
 
     /**
@@ -478,6 +527,17 @@ abstract sealed class KeyState {
     /** Milliseconds until the tier is back to its full limit; zero when it is. */
     abstract long resetMillis(long now, long window, long limit);
 
+    /** Whether the counters, advanced, equal a fresh tier's: nothing counted. */
+    abstract boolean isFull();
+
+    /**
+     * Takes back a call of {@code cost} admitted at {@code admitted}, if these counters still count
+     * it, without advancing them: a window takes the cost off the window the call was counted in
+     * while that window counts, a sliding log drops one entry of the call, a bucket gets back what
+     * of the cost it has not refilled since.
+     */
+    abstract void giveBack(long now, long admitted, long window, long limit, long cost);
+
     /** {@code ceil(dividend / divisor)} for a positive divisor ({@code Math.ceilDiv} is Java 18). */
     static long ceilDiv(long dividend, long divisor) {
         return -Math.floorDiv(-dividend, divisor);
@@ -559,6 +619,20 @@ abstract sealed class KeyState {
         long resetMillis(long now, long window, long limit) {
             return count == 0 ? 0 : start + window - now;
         }
+
+        @Override
+        boolean isFull() {
+            return count == 0;
+        }
+
+        @Override
+        void giveBack(long now, long admitted, long window, long limit, long cost) {
+            long counted = windowStart(admitted, window);
+            // The call's window counts until its end; after it the counters no longer hold it.
+            if (start == counted && now - counted < window) {
+                count = Math.max(0, count - cost);
+            }
+        }
     }
 
     /**
@@ -628,6 +702,25 @@ abstract sealed class KeyState {
         }
 
         @Override
+        boolean isFull() {
+            return count == 0 && previous == 0;
+        }
+
+        @Override
+        void giveBack(long now, long admitted, long window, long limit, long cost) {
+            long counted = windowStart(admitted, window);
+            // The call's window counts until the end of the next one, as the current or the previous window.
+            if (now - counted >= 2 * window) {
+                return;
+            }
+            if (start == counted) {
+                count = Math.max(0, count - cost);
+            } else if (start == counted + window) {
+                previous = Math.max(0, previous - cost);
+            }
+        }
+
+        @Override
         long previous() {
             return previous;
         }
@@ -640,14 +733,24 @@ abstract sealed class KeyState {
     }
 
     /**
-     * {@code SLIDING_LOG}: the permits taken in the last window, as one entry per millisecond in
-     * which calls took some (its time and how many), oldest first, and their total
-     * ({@link #count}). A call of any cost adds at most one entry. At most {@code limit} permits
-     * are kept: when rejected calls are counted, the newest permits decide every figure, so the
-     * oldest go.
+     * {@code SLIDING_LOG}: the permits taken in the last window, as entries oldest first, and their
+     * total ({@link #count}). The Redis store keeps an entry per call; here calls of one cost in
+     * one millisecond, one after the other, share an entry: its time, the calls' cost and their
+     * permits. A call of any cost adds at most one entry. At most {@code limit} permits are kept:
+     * when rejected calls are counted, the newest permits decide every figure, so the oldest
+     * calls go, and the oldest call left may keep part of its cost, as an entry of its own.
      */
     static final class SlidingLog extends KeyState {
+        /**
+         * The most calls a give-back looks at, newest first, for the one to give back: it gives
+         * back nothing rather than search further.
+         */
+        static final int GIVE_BACK_SEARCH = 1_024;
+
         private long[] times = new long[4];
+        /** Each entry's cost of one call. */
+        private long[] costs = new long[4];
+        /** Each entry's permits: its calls' cost times their number. */
         private long[] permits = new long[4];
         private int head;
         private int size;
@@ -682,37 +785,68 @@ abstract sealed class KeyState {
         @Override
         void take(long now, long window, long limit, long cost) {
             int newest = slot(size - 1);
-            if (size > 0 && times[newest] == now) {
+            if (size > 0 && times[newest] == now && costs[newest] == cost) {
                 permits[newest] += cost;
             } else {
                 if (size == times.length) {
                     grow();
                 }
-                times[slot(size)] = now;
-                permits[slot(size)] = cost;
+                set(slot(size), now, cost, cost);
                 size++;
             }
             count += cost;
+            // Each turn drops an entry or ends: at most as many turns as the log has entries.
             while (count > limit && size > 0) {
                 long excess = count - limit;
-                if (permits[head] > excess) {
-                    permits[head] -= excess;
-                    count = limit;
-                } else {
+                if (permits[head] <= excess) {
                     count -= permits[head];
                     dropOldest();
+                    continue;
+                }
+                // The oldest calls that the excess covers go whole; the next keeps what is left of its cost.
+                long callCost = costs[head];
+                long whole = excess / callCost;
+                long part = excess - whole * callCost;
+                permits[head] -= whole * callCost;
+                count = limit;
+                if (part > 0) {
+                    permits[head] -= callCost;
+                    if (permits[head] == 0) {
+                        set(head, times[head], callCost - part, callCost - part);
+                    } else {
+                        prepend(times[head], callCost - part);
+                    }
                 }
             }
         }
 
+        private void set(int slot, long time, long cost, long entryPermits) {
+            times[slot] = time;
+            costs[slot] = cost;
+            permits[slot] = entryPermits;
+        }
+
+        /** Adds an entry of one call before the oldest. */
+        private void prepend(long time, long cost) {
+            if (size == times.length) {
+                grow();
+            }
+            head = (head - 1 + times.length) % times.length;
+            set(head, time, cost, cost);
+            size++;
+        }
+
         private void grow() {
             long[] grownTimes = new long[2 * times.length];
+            long[] grownCosts = new long[2 * times.length];
             long[] grownPermits = new long[2 * times.length];
             for (int i = 0; i < size; i++) {
                 grownTimes[i] = times[slot(i)];
+                grownCosts[i] = costs[slot(i)];
                 grownPermits[i] = permits[slot(i)];
             }
             times = grownTimes;
+            costs = grownCosts;
             permits = grownPermits;
             head = 0;
         }
@@ -739,6 +873,47 @@ abstract sealed class KeyState {
         @Override
         long resetMillis(long now, long window, long limit) {
             return size == 0 ? 0 : times[slot(size - 1)] + window - now;
+        }
+
+        @Override
+        boolean isFull() {
+            return size == 0;
+        }
+
+        /**
+         * Drops one call of the same cost admitted no later than {@code admitted}: the newest such
+         * call among the {@value #GIVE_BACK_SEARCH} newest calls that still count. None of them
+         * is that call's when none is found, so nothing is given back.
+         */
+        @Override
+        void giveBack(long now, long admitted, long window, long limit, long cost) {
+            long seen = 0;
+            for (int i = size - 1; i >= 0 && seen < GIVE_BACK_SEARCH; i--) {
+                int slot = slot(i);
+                if (times[slot] <= now - window) {
+                    // This entry and every older one no longer count.
+                    return;
+                }
+                if (times[slot] <= admitted && costs[slot] == cost) {
+                    permits[slot] -= cost;
+                    count -= cost;
+                    if (permits[slot] == 0) {
+                        remove(i);
+                    }
+                    return;
+                }
+                seen += permits[slot] / costs[slot];
+            }
+        }
+
+        /** Removes the entry at {@code index}: the newer ones, fewer than the calls a give-back looks at, move down. */
+        private void remove(int index) {
+            for (int i = index; i < size - 1; i++) {
+                int to = slot(i);
+                int from = slot(i + 1);
+                set(to, times[from], costs[from], permits[from]);
+            }
+            size--;
         }
     }
 
@@ -797,6 +972,26 @@ abstract sealed class KeyState {
         @Override
         long resetMillis(long now, long window, long limit) {
             return ceilDiv(count, limit);
+        }
+
+        @Override
+        boolean isFull() {
+            return count == 0;
+        }
+
+        /**
+         * Gets back what of the call's tokens the bucket has not refilled since it was admitted:
+         * never more than the call took, never above capacity. Refilled as of the later of now and
+         * the bucket's own time, which a clock set back leaves ahead.
+         */
+        @Override
+        void giveBack(long now, long admitted, long window, long limit, long cost) {
+            long elapsed = Math.max(now, refilledAt) - admitted;
+            long taken = cost * window;
+            // Compared before multiplying, which could overflow after a long time.
+            if (elapsed < ceilDiv(taken, limit)) {
+                count = Math.max(0, count - (taken - elapsed * limit));
+            }
         }
     }
 }

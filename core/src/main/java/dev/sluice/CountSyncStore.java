@@ -14,13 +14,16 @@ import java.util.concurrent.CompletionStage;
  * atomic for all tiers of one key, and idempotent: a sync sent again with the same instance and
  * sequence (because its first answer was lost) adds nothing the second time. The counters are
  * the ones {@link #tryAcquire} decides with, so instances syncing and instances deciding in the
- * store share one limit.
+ * store share one limit. A sync also takes off the permits the instance gave back of calls whose
+ * counts it had sent already (see {@link RateLimitStore#giveBack}), as atomically and as
+ * exactly once as it adds.
  */
 public interface CountSyncStore extends RateLimitStore {
 
     /**
-     * Adds one instance's counts to the key's window counters, unless this instance's sync of
-     * this sequence was added already, and answers every tier's counts afterwards.
+     * Adds one instance's counts to the key's window counters, and takes off what it gave back,
+     * unless this instance's sync of this sequence was taken already, and answers every tier's
+     * counts afterwards. Counts never go below zero.
      *
      * @param key   the key, already qualified by the limiter's name and bounded as every store
      *              bounds keys (so that an instance holds no long key for its syncs): a key longer
@@ -56,18 +59,23 @@ public interface CountSyncStore extends RateLimitStore {
     }
 
     /**
-     * What one instance counted since its last sync.
+     * What one instance counted since its last sync, and what it gave back of counts it had synced.
      *
-     * @param instance an id of the instance, the same for all its syncs
-     * @param sequence increasing with every new sync of the instance; a sync sent again keeps it
-     * @param counted  per tier, what the instance counted and has not synced yet
+     * @param instance  an id of the instance, the same for all its syncs
+     * @param sequence  increasing with every new sync of the instance; a sync sent again keeps it
+     * @param counted   per tier, what the instance counted and has not synced yet
+     * @param givenBack per tier, the permits to take off the windows of {@code counted}: those of
+     *                  calls the instance gave back after it had synced them; empty when there are
+     *                  none. A store that does not {@linkplain RateLimitStore#givesBack give back}
+     *                  may ignore them.
      */
-    record Sync(String instance, long sequence, List<WindowCounts> counted) {
+    record Sync(String instance, long sequence, List<WindowCounts> counted, List<WindowCounts> givenBack) {
 
         /**
          * Checks and copies.
          *
-         * @throws IllegalArgumentException when the sequence is not positive
+         * @throws IllegalArgumentException when the sequence is not positive, or what was given
+         *         back is not of the windows counted
          */
         public Sync {
             Objects.requireNonNull(instance, "instance");
@@ -75,6 +83,30 @@ public interface CountSyncStore extends RateLimitStore {
                 throw new IllegalArgumentException("sequence must be positive, was " + sequence);
             }
             counted = List.copyOf(counted);
+            givenBack = List.copyOf(givenBack);
+            if (!givenBack.isEmpty()) {
+                if (givenBack.size() != counted.size()) {
+                    throw new IllegalArgumentException("what was given back needs one entry per tier counted: "
+                            + givenBack.size() + " for " + counted.size());
+                }
+                for (int i = 0; i < counted.size(); i++) {
+                    if (givenBack.get(i).windowStart() != counted.get(i).windowStart()) {
+                        throw new IllegalArgumentException("what was given back is of the windows counted: "
+                                + givenBack.get(i) + " beside " + counted.get(i));
+                    }
+                }
+            }
+        }
+
+        /**
+         * A sync that gives nothing back.
+         *
+         * @param instance an id of the instance, the same for all its syncs
+         * @param sequence increasing with every new sync of the instance; a sync sent again keeps it
+         * @param counted  per tier, what the instance counted and has not synced yet
+         */
+        public Sync(String instance, long sequence, List<WindowCounts> counted) {
+            this(instance, sequence, counted, List.of());
         }
     }
 

@@ -4,6 +4,7 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.RemovalCause;
 import dev.sluice.annotation.Algorithm;
+import dev.sluice.internal.Ago;
 import dev.sluice.internal.StoreKeys;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -63,6 +64,15 @@ import org.jspecify.annotations.Nullable;
  * waits for one more, at most, then is decided here too. What was counted meanwhile is synced
  * once the store answers again; a sync whose answer was lost is sent again as it was and
  * counted once.
+ *
+ * <p><strong>Giving back.</strong> The permits of a call given back ({@link #giveBack}) come off
+ * this instance's counts at once. What of them it had not synced yet never reaches the store; what
+ * it had synced comes off the store's counts with the key's next sync, which takes it off exactly
+ * once, as it adds counts: a sync sent again takes nothing off the second time. A call admitted
+ * before this instance last took the key up (since, it was reset here, or dropped from memory) is
+ * given back by the store directly, which gives back only what it can tell was counted: it takes a
+ * window that a sync opened in the store to have counted no call admitted before that sync, so
+ * such a call of the window's first sync stays counted, the strict side.
  *
  * <p>Keys not used for a minute (or two intervals, if longer) are dropped from memory, their
  * counts synced first (a sync that fails is sent again, as any other, until the store has it);
@@ -224,6 +234,65 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
         keys.invalidate(bounded);
         droppedUnsynced.removeIf(local -> local.key.equals(bounded));
         store.reset(key, tiers);
+    }
+
+    /**
+     * Gives back the permits of a call this store admitted (see {@link RateLimitStore#giveBack}):
+     * in this JVM at once, and in the store with the key's next sync, within an interval. A call
+     * admitted before this instance last took the key up is given back by the store directly.
+     *
+     * @throws UnsupportedOperationException when the store synced with cannot give back a tier's
+     *         permits, or this store cannot hold the tier
+     * @throws StoreUnavailableException when the store had to give the permits back and cannot be
+     *         reached in time
+     */
+    @Override
+    public void giveBack(String key, List<Tier> tiers, long cost, Duration ago) {
+        checkGiveBack(key, tiers, cost);
+        if (!givenBackHere(key, tiers, cost, Ago.millis(ago))) {
+            store.giveBack(key, tiers, cost, ago);
+        }
+    }
+
+    @Override
+    public CompletionStage<Void> giveBackAsync(String key, List<Tier> tiers, long cost, Duration ago) {
+        try {
+            checkGiveBack(key, tiers, cost);
+            if (givenBackHere(key, tiers, cost, Ago.millis(ago))) {
+                return CompletableFuture.completedFuture(null);
+            }
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return store.giveBackAsync(key, tiers, cost, ago);
+    }
+
+    /** The tiers this store holds whose permits the store synced with gives back too. */
+    @Override
+    public boolean givesBack(Tier tier) {
+        return supports(tier) && store.givesBack(tier);
+    }
+
+    private void checkGiveBack(String key, List<Tier> tiers, long cost) {
+        RateLimitStore.check(this, key, tiers, cost);
+        for (Tier tier : tiers) {
+            if (!store.givesBack(tier)) {
+                throw new UnsupportedOperationException(store.getClass().getSimpleName()
+                        + " cannot give back the permits of " + tier + ", so neither can "
+                        + LocalSyncRateLimitStore.class.getSimpleName() + " that syncs with it");
+            }
+        }
+    }
+
+    /** Gives back in this JVM; {@code false} when the key is not held here since the call was admitted. */
+    private boolean givenBackHere(String key, List<Tier> tiers, long cost, long agoMillis) {
+        LocalKey local = keys.getIfPresent(StoreKeys.bounded(key));
+        if (local == null) {
+            return false;
+        }
+        synchronized (local) {
+            return local.givenBack(tiers, cost, agoMillis);
+        }
     }
 
     /**
@@ -407,9 +476,12 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
         private long lastSync = Long.MIN_VALUE / 2;
         private boolean synced;
         private boolean dropped;
+        /** When this instance took the key up: it knows of no call admitted before. */
+        private final long created;
 
         LocalKey(String key) {
             this.key = key;
+            this.created = now();
         }
 
         @Nullable CompletableFuture<Boolean> decide(List<Tier> tiers, long cost, KeyState.Outcome outcome,
@@ -434,6 +506,46 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
             return null;
         }
 
+        /**
+         * Gives back a call admitted {@code agoMillis} ago from every tier whose current or
+         * previous window counted it: what of its cost was not sent yet is never sent, the rest is
+         * taken off the store's counts with the next sync. The caller holds the monitor.
+         *
+         * @return {@code false} when the call was admitted before this instance took the key up,
+         *         or the key was dropped: then only the store may have counted it
+         */
+        boolean givenBack(List<Tier> tiers, long cost, long agoMillis) {
+            long now = now();
+            long admitted = now - agoMillis;
+            if (dropped || admitted < created) {
+                return false;
+            }
+            for (Tier tier : tiers) {
+                Sent tierSent = sent(tier);
+                KeyState.WindowCounter counter = counter(tier, tierSent, now);
+                long window = tier.windowMillis();
+                long counted = KeyState.windowStart(admitted, window);
+                if (counted == counter.start()) {
+                    long amount = Math.min(cost, counter.current());
+                    long fromStore = amount - Math.min(amount, tierSent.unsentCurrent(counter));
+                    counter.counts(counter.start(), counter.current() - amount, counter.previous());
+                    tierSent.current -= fromStore;
+                    tierSent.backCurrent += fromStore;
+                } else if (tier.algorithm() == Algorithm.SLIDING_WINDOW && counted == counter.start() - window) {
+                    long amount = Math.min(cost, counter.previous());
+                    long fromStore = amount - Math.min(amount, tierSent.unsentPrevious(counter));
+                    counter.counts(counter.start(), counter.current(), counter.previous() - amount);
+                    tierSent.previous -= fromStore;
+                    tierSent.backPrevious += fromStore;
+                }
+                // Otherwise the call's window no longer counts.
+            }
+            if (this.tiers == null) {
+                this.tiers = tiers;
+            }
+            return true;
+        }
+
         private KeyState counters(Tier first, long now) {
             KeyState counters = state;
             if (counters == null) {
@@ -456,7 +568,7 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
             return false;
         }
 
-        /** Whether anything counted here has not reached the store. */
+        /** Whether anything counted or given back here has not reached the store. */
         boolean unsynced() {
             if (pending != null) {
                 return true;
@@ -468,7 +580,8 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
             for (Tier tier : tiers) {
                 Sent tierSent = sent(tier);
                 KeyState.WindowCounter counter = counter(tier, tierSent, now);
-                if (tierSent.unsentCurrent(counter) + tierSent.unsentPrevious(counter) > 0) {
+                if (tierSent.unsentCurrent(counter) + tierSent.unsentPrevious(counter) > 0
+                        || tierSent.backCurrent + tierSent.backPrevious > 0) {
                     return true;
                 }
             }
@@ -510,6 +623,8 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
             if (sending == null) {
                 List<Tier> syncing = Objects.requireNonNull(tiers);
                 List<CountSyncStore.WindowCounts> counted = new ArrayList<>(syncing.size());
+                List<CountSyncStore.WindowCounts> givenBack = new ArrayList<>(syncing.size());
+                boolean anyGivenBack = false;
                 for (Tier tier : syncing) {
                     Sent tierSent = sent(tier);
                     KeyState.WindowCounter counter = counter(tier, tierSent, now);
@@ -519,9 +634,15 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
                     tierSent.previous += previous;
                     tierSent.inFlight = current + previous;
                     counted.add(new CountSyncStore.WindowCounts(counter.start(), current, previous));
+                    // Taken off what this instance takes the store to have already, as sent.
+                    givenBack.add(new CountSyncStore.WindowCounts(counter.start(), tierSent.backCurrent,
+                            tierSent.backPrevious));
+                    anyGivenBack |= tierSent.backCurrent + tierSent.backPrevious > 0;
+                    tierSent.backCurrent = 0;
+                    tierSent.backPrevious = 0;
                 }
-                sending = new Pending(syncing,
-                        new CountSyncStore.Sync(instance, sequence.incrementAndGet(), counted));
+                sending = new Pending(syncing, new CountSyncStore.Sync(instance, sequence.incrementAndGet(), counted,
+                        anyGivenBack ? givenBack : List.of()));
                 pending = sending;
             }
             lastSync = now;
@@ -569,14 +690,18 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
                 KeyState.WindowCounter counter = counter(tier, tierSent, now);
                 long unsentCurrent = tierSent.unsentCurrent(counter);
                 long unsentPrevious = tierSent.unsentPrevious(counter);
+                // Given back since the sync was sent: the store still has it, and takes it off at the next.
                 if (total.windowStart() == counter.start()) {
-                    counter.counts(counter.start(), total.current() + unsentCurrent, total.previous() + unsentPrevious);
-                    tierSent.current = total.current();
-                    tierSent.previous = total.previous();
+                    tierSent.backCurrent = Math.min(tierSent.backCurrent, total.current());
+                    tierSent.backPrevious = Math.min(tierSent.backPrevious, total.previous());
+                    tierSent.current = total.current() - tierSent.backCurrent;
+                    tierSent.previous = total.previous() - tierSent.backPrevious;
+                    counter.counts(counter.start(), tierSent.current + unsentCurrent, tierSent.previous + unsentPrevious);
                 } else if (total.windowStart() == counter.start() - tier.windowMillis()) {
                     // The store is a window behind this instance: its current window is this one's previous.
-                    counter.counts(counter.start(), counter.current(), total.current() + unsentPrevious);
-                    tierSent.previous = total.current();
+                    tierSent.backPrevious = Math.min(tierSent.backPrevious, total.current());
+                    tierSent.previous = total.current() - tierSent.backPrevious;
+                    counter.counts(counter.start(), counter.current(), tierSent.previous + unsentPrevious);
                 }
                 // Otherwise the store's window is not one this instance counts in: nothing to learn.
             }
@@ -603,7 +728,8 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
 
     /**
      * What of one window tier's local counts this instance has sent to the store or learnt from
-     * it, for the window starting at {@link #start} and the one before.
+     * it, for the window starting at {@link #start} and the one before, less what it gave back of
+     * them and has not sent yet.
      */
     private static final class Sent {
         final Tier tier;
@@ -612,6 +738,9 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
         long previous;
         /** Counted in the sync not answered yet. */
         long inFlight;
+        /** Given back of what the store has, to take off with the next sync. */
+        long backCurrent;
+        long backPrevious;
 
         Sent(Tier tier) {
             this.tier = tier;
@@ -622,8 +751,11 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
             if (windowStart == start) {
                 return;
             }
-            previous = start != Long.MIN_VALUE && windowStart - window == start ? current : 0;
+            boolean next = start != Long.MIN_VALUE && windowStart - window == start;
+            previous = next ? current : 0;
+            backPrevious = next ? backCurrent : 0;
             current = 0;
+            backCurrent = 0;
             start = windowStart;
         }
 

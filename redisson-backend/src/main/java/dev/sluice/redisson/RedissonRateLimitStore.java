@@ -12,6 +12,7 @@ import dev.sluice.StoreQueue;
 import dev.sluice.StoreUnavailableException;
 import dev.sluice.Tier;
 import dev.sluice.annotation.Algorithm;
+import dev.sluice.internal.Ago;
 import dev.sluice.internal.StoreKeys;
 import java.io.IOException;
 import java.io.InputStream;
@@ -86,6 +87,14 @@ import org.redisson.api.options.OptionalOptions;
  * timeouts. The store does not need Redis to be up when it is built, and works with a client
  * created with {@code setLazyInitialization(true)} without blocking callers while it connects.
  *
+ * <p><strong>Giving back.</strong> {@link #giveBack} gives back the permits of an admitted call
+ * in one script call, sent at once within the store's timeout and through its circuit breaker.
+ * The call is taken to have been admitted {@code ago} before the server's {@code TIME} (or the
+ * client's clock, with {@link Builder#clock(InstantSource)}). A sliding log drops an entry of the
+ * call's cost admitted no later than that, the newest such among its 1,024 newest entries that
+ * still count; a tier whose state Redis no longer holds, or whose state was back to full since the
+ * call, gives nothing back.
+ *
  * <p><strong>Local counting.</strong> As a {@link CountSyncStore} it takes the counts that
  * {@link dev.sluice.LocalSyncRateLimitStore} instances made locally, one script call per key and
  * sync, into the same window counters its decisions use.
@@ -94,7 +103,7 @@ public final class RedissonRateLimitStore implements CountSyncStore {
 
     static final String SCRIPT = script("decide.lua");
     static final String SCRIPT_SHA = sha1(SCRIPT);
-    private static final String TAKE_BACK_SCRIPT = script("take-back.lua");
+    private static final String GIVE_BACK_SCRIPT = script("give-back.lua");
     private static final String SYNC_SCRIPT = script("sync.lua");
     /** The id of a call without sliding-log tiers, which need none. */
     private static final byte[] NO_ID = {};
@@ -245,10 +254,11 @@ public final class RedissonRateLimitStore implements CountSyncStore {
     }
 
     /**
-     * Adds an instance's local counts to the key's window counters in one script call, within
-     * the store's timeout and through its circuit breaker. A sync whose answer is lost may be
-     * sent again: the script adds each instance's sequence once. The key comes bounded, as
-     * {@link StoreKeys#bounded} keeps keys, and counts where the key it was bounded from does.
+     * Adds an instance's local counts to the key's window counters, and takes off what it gave
+     * back, in one script call, within the store's timeout and through its circuit breaker. A sync
+     * whose answer is lost may be sent again: the script adds and takes off each instance's
+     * sequence once. The key comes bounded, as {@link StoreKeys#bounded} keeps keys, and counts
+     * where the key it was bounded from does.
      */
     @Override
     public CompletionStage<Totals> sync(String key, List<Tier> tiers, Sync sync) {
@@ -261,7 +271,7 @@ public final class RedissonRateLimitStore implements CountSyncStore {
                         + " for " + tiers.size() + " tiers");
             }
             keys = keysTagged(boundedHashTag(key, keyHasher), tiers);
-            arguments = new Object[3 + 5 * tiers.size()];
+            arguments = new Object[3 + 7 * tiers.size()];
             arguments[0] = clock == null ? "" : clock.millis();
             arguments[1] = sync.instance();
             arguments[2] = sync.sequence();
@@ -272,11 +282,14 @@ public final class RedissonRateLimitStore implements CountSyncStore {
                     throw new IllegalArgumentException("only window tiers are synced, not " + tier);
                 }
                 WindowCounts counted = sync.counted().get(t);
+                WindowCounts givenBack = sync.givenBack().isEmpty() ? null : sync.givenBack().get(t);
                 arguments[i++] = code(tier);
                 arguments[i++] = tier.windowMillis();
                 arguments[i++] = counted.windowStart();
                 arguments[i++] = counted.current();
                 arguments[i++] = counted.previous();
+                arguments[i++] = givenBack == null ? 0 : givenBack.current();
+                arguments[i++] = givenBack == null ? 0 : givenBack.previous();
             }
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
@@ -294,6 +307,54 @@ public final class RedissonRateLimitStore implements CountSyncStore {
             counts.add(new WindowCounts((Long) reply.get(i), (Long) reply.get(i + 1), (Long) reply.get(i + 2)));
         }
         return new Totals((Long) reply.get(0), counts);
+    }
+
+    /**
+     * Gives back the permits of an admitted call in one script call (see
+     * {@link RateLimitStore#giveBack} and the class description), sent at once rather than queued
+     * with decisions, within the store's timeout and through its circuit breaker. One that times
+     * out may still be done, once: a give-back is never sent twice.
+     */
+    @Override
+    public void giveBack(String key, List<Tier> tiers, long cost, Duration ago) {
+        RateLimitStore.check(this, key, tiers, cost);
+        List<Object> keys = keys(key, tiers);
+        Object[] arguments = giveBackArguments(tiers, cost, Ago.millis(ago));
+        redis.callAndWait(keys, () -> sendGiveBack(keys, arguments), given -> { }, given -> null);
+    }
+
+    @Override
+    public CompletionStage<Void> giveBackAsync(String key, List<Tier> tiers, long cost, Duration ago) {
+        List<Object> keys;
+        Object[] arguments;
+        try {
+            RateLimitStore.check(this, key, tiers, cost);
+            keys = keys(key, tiers);
+            arguments = giveBackArguments(tiers, cost, Ago.millis(ago));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return RedisCalls.completeOn(executor, redis.<Long, Void>call(keys, () -> sendGiveBack(keys, arguments),
+                given -> { }, given -> null));
+    }
+
+    /** Every tier this store supports: it gives back the permits of every algorithm. */
+    @Override
+    public boolean givesBack(Tier tier) {
+        return supports(tier);
+    }
+
+    private CompletableFuture<Long> sendGiveBack(List<Object> keys, Object[] arguments) {
+        return scripts.<Long>evalAsync(keys.get(0).toString(), RScript.Mode.READ_WRITE, GIVE_BACK_SCRIPT,
+                RScript.ReturnType.LONG, keys, arguments).toCompletableFuture();
+    }
+
+    /** The arguments of give-back.lua for a call admitted {@code agoMillis} ago, whose id is not known. */
+    private Object[] giveBackArguments(List<Tier> tiers, long cost, long agoMillis) {
+        byte[] figures = figures(tiers, cost, 0);
+        DecisionCodec.setFigure(figures, 2, Double.NaN);
+        DecisionCodec.setFigure(figures, 3, agoMillis);
+        return new Object[] {NO_ID, figures};
     }
 
     /**
@@ -350,17 +411,19 @@ public final class RedissonRateLimitStore implements CountSyncStore {
 
     /**
      * Takes back a call the script admitted after its caller had given up, so that the store
-     * counts exactly the admissions callers received. Should this fail too, the call stays
-     * counted: the strict side.
+     * counts exactly the admissions callers received: give-back.lua with the time the call was
+     * decided at and its id. Should this fail too, the call stays counted: the strict side.
      */
     CompletableFuture<?> takeBack(Call call, byte[] reply) {
         if (DecisionCodec.figure(reply, 0) != 1) {
             return CompletableFuture.completedFuture(null);
         }
-        Object[] arguments = {call.arguments[0], DecisionCodec.withFigure((byte[]) call.arguments[1], 0,
-                DecisionCodec.figure(reply, 6))};
-        return scripts.evalAsync(call.slotKey(), RScript.Mode.READ_WRITE, TAKE_BACK_SCRIPT, RScript.ReturnType.LONG,
-                call.keys, arguments).toCompletableFuture();
+        byte[] figures = ((byte[]) call.arguments[1]).clone();
+        DecisionCodec.setFigure(figures, 0, clock == null ? Double.NaN : clock.millis());
+        DecisionCodec.setFigure(figures, 2, DecisionCodec.figure(reply, 6));
+        DecisionCodec.setFigure(figures, 3, 0);
+        return scripts.evalAsync(call.slotKey(), RScript.Mode.READ_WRITE, GIVE_BACK_SCRIPT, RScript.ReturnType.LONG,
+                call.keys, new Object[] {call.arguments[0], figures}).toCompletableFuture();
     }
 
     /**
@@ -396,14 +459,24 @@ public final class RedissonRateLimitStore implements CountSyncStore {
     }
 
     Call call(String key, List<Tier> tiers, long cost, long maxWaitMillis) {
-        // As decide.lua reads them; NaN: the server's time; the deadline, set when the call is sent; one call.
+        boolean logged = false;
+        for (Tier tier : tiers) {
+            logged |= tier.algorithm() == Algorithm.SLIDING_LOG;
+        }
+        // Only a sliding log's entries are named by the call.
+        byte[] id = logged ? (instanceId + ':' + sequenceText(calls.incrementAndGet()))
+                .getBytes(StandardCharsets.US_ASCII) : NO_ID;
+        return new Call(keys(key, tiers), new Object[] {id, figures(tiers, cost, maxWaitMillis)}, maxWaitMillis > 0);
+    }
+
+    /** A call's figures, as decide.lua reads them; NaN: the server's time; the deadline, set when the call is sent; one call. */
+    private byte[] figures(List<Tier> tiers, long cost, long maxWaitMillis) {
         ByteBuffer figures = ByteBuffer.allocate(40 + 34 * tiers.size()).order(ByteOrder.LITTLE_ENDIAN)
                 .putDouble(clock == null ? Double.NaN : clock.millis())
                 .putDouble(cost)
                 .putDouble(Double.NaN)
                 .putDouble(maxWaitMillis)
                 .putDouble(1);
-        boolean logged = false;
         for (Tier tier : tiers) {
             String code = code(tier);
             figures.put((byte) code.charAt(0)).put((byte) code.charAt(1))
@@ -411,11 +484,19 @@ public final class RedissonRateLimitStore implements CountSyncStore {
                     .putDouble(tier.windowMillis())
                     .putDouble(tier.countRejected() ? 1 : 0)
                     .putDouble(tier.blockFor().toMillis());
-            logged |= tier.algorithm() == Algorithm.SLIDING_LOG;
         }
-        // Only a sliding log's entries are named by the call.
-        byte[] id = logged ? (instanceId + ':' + calls.incrementAndGet()).getBytes(StandardCharsets.US_ASCII) : NO_ID;
-        return new Call(keys(key, tiers), new Object[] {id, figures.array()}, maxWaitMillis > 0);
+        return figures.array();
+    }
+
+    /**
+     * A call's number as its id ends: its digits in base 36 after a letter saying how many there
+     * are, so that ids sort as their numbers do. A sorted set orders the entries of one
+     * millisecond by id: a sliding log then drops the calls of one instance, and gives back its
+     * calls, in the order they came, as the in-memory store does.
+     */
+    static String sequenceText(long number) {
+        String digits = Long.toString(number, 36);
+        return (char) ('a' + digits.length()) + digits;
     }
 
     /** The Redis keys of a store key: each tier's state, then the log of each {@code SLIDING_LOG} tier. */

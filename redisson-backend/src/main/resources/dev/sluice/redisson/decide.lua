@@ -21,15 +21,18 @@
 --                 tier i: algorithm (fw, sw, sl, tb), limit, window ms, countRejected (1 or 0),
 --                 blockFor ms
 -- KEYS          each call's keys in turn: for a call of n tiers, tier i's state, a hash whose
---               field v packs six doubles (struct '<dddddd'): the key's latest time and the end
+--               field v packs seven doubles (struct '<ddddddd'): the key's latest time and the end
 --               of its block, which every tier of the key keeps, the tier's counters s, n and p,
---               and the time the hash expires at (all in ms); then the log of each of its
---               SLIDING_LOG tiers, a sorted set. Calls on one key name the same keys again.
+--               the time the hash expires at, and the latest time a call found the tier back to
+--               full, since when it has counted without a break (give-back.lua gives back no call
+--               admitted before; a state of an earlier version, of six doubles, does not say), all
+--               in ms; then the log of each of its SLIDING_LOG tiers, a sorted set. Calls on one key
+--               name the same keys again.
 -- Packed, the figures need no parsing, and Redis makes two Lua strings for the arguments of a
 -- call rather than five and more per tier.
 -- Returns, for each call in turn (each of identical calls sent once too), nine little-endian doubles (struct '<ddddddddd'), which the
 -- client reads without parsing a number: allowed (1 or 0), limit, remaining, resetAfter ms,
--- retryAfter ms, server TIME ms, the time the call was decided at (for take-back.lua), the
+-- retryAfter ms, server TIME ms, the time the call was decided at (for give-back.lua), the
 -- binding tier's window ms, the ms until a reserved permit is due (0 when due now); or -1, the
 -- server's TIME ms and zeros when the call's deadline had passed and nothing was done for it.
 --
@@ -69,7 +72,8 @@ end
 -- fw: s window start, n count; sw: s, n current count, p previous count; sl: n permits in the
 -- log, p its entries; tb: n tokens missing, in 1/window units, refilled up to at.
 -- latest: the key's time, block: the end of its block (false and 0 while the tier is fresh);
--- e: when the hash expires, in the key's time; expire: whether the hash must be given e;
+-- e: when the hash expires, in the key's time; since: when a call last found the tier back to
+-- full (math.huge when not known); expire: whether the hash must be given e;
 -- logged: whether its log must be; gone: whether the tier is back to full and is deleted;
 -- newest: the time of a sliding log's newest entry, once known.
 local states, named = {}, {}
@@ -78,10 +82,11 @@ local function state_of(key, log)
   local t = states[key]
   if t then return t end
   t = { key = key, log = log, s = false, n = 0, p = 0, at = false, latest = false, block = 0, e = 0,
-        expire = false, logged = false, gone = false }
+        since = math.huge, expire = false, logged = false, gone = false }
   local state = redis.call('HGET', key, 'v')
   if state then
     t.latest, t.block, t.s, t.n, t.p, t.e = struct.unpack('<dddddd', state)
+    if #state >= 56 then t.since = struct.unpack('<d', state, 49) end
     t.at = t.latest
   end
   if log then
@@ -287,6 +292,8 @@ local function decide(id, figures, first)
       local refill = (now - (t.at or now)) * t.limit
       if refill >= t.n then t.n = 0 else t.n = t.n - refill end
     end
+    -- Back to full, as a fresh tier: it counts no call admitted before now.
+    if t.n == 0 and (algorithm ~= 'sw' or t.p == 0) then t.since = now end
   end
 
   -- Identical calls after one admitted on window tiers alone take the same from every tier, so
@@ -398,7 +405,7 @@ local function decide(id, figures, first)
     if block_left > keep then keep = block_left end
     if keep == 0 then
       if t.log then redis.call('DEL', t.log) end
-      t.s, t.n, t.p, t.at, t.latest, t.block, t.e, t.newest = false, 0, 0, false, false, 0, 0, false
+      t.s, t.n, t.p, t.at, t.latest, t.block, t.e, t.newest, t.since = false, 0, 0, false, false, 0, 0, false, math.huge
       t.expire, t.logged, t.gone = false, false, true
     else
       local expires = now + keep
@@ -421,7 +428,7 @@ for _, t in ipairs(named) do
   if t.gone then
     redis.call('DEL', t.key)
   else
-    redis.call('HSET', t.key, 'v', struct.pack('<dddddd', t.latest, t.block, t.s or 0, t.n, t.p, t.e))
+    redis.call('HSET', t.key, 'v', struct.pack('<ddddddd', t.latest, t.block, t.s or 0, t.n, t.p, t.e, t.since))
     if t.expire then redis.call('PEXPIRE', t.key, t.e - t.latest) end
     if t.logged then redis.call('PEXPIRE', t.log, t.e - t.latest) end
   end

@@ -1,40 +1,109 @@
--- Takes back a call that decide.lua admitted but whose caller never got the answer (it gave up
--- waiting, and its limiter's failure policy answered instead): each tier's count is what it would
--- be without the call. Counted rejections and blocks are left as they are: they only restrict.
+-- Gives back the permits of a call decide.lua admitted, as if it had not been made: each tier's
+-- count is what it would be without the call, in the window the call was admitted in while that
+-- window still counts. Serves two callers: a limiter giving back a call whose outcome does not
+-- count (RateLimitStore.giveBack), which knows how long ago the call was admitted; and the store
+-- taking back a call whose caller never got the answer (it gave up waiting), which knows the time
+-- decide.lua decided it at and the call's id. Counted rejections and blocks are left as they
+-- are: they only restrict.
 --
--- KEYS, ARGV   as for decide.lua, but that the first figure is the time decide.lua decided the
---              call at
--- A tier whose state has moved past the call's window, or expired, keeps it: the call no longer
--- counts there anyway. A token bucket gets back only what of the call's tokens has not been
--- refilled since: never more than the call took.
+-- ARGV[1]      the call's id, which names its SLIDING_LOG entries, or '' when it is not known
+-- ARGV[2]      figures, little-endian doubles (struct '<ddddd'), then each tier as decide.lua
+--              reads it ('<c2dddd'):
+--                now in epoch ms, or NaN to use the server's TIME
+--                cost
+--                the time the call was admitted at, in the time decide.lua decided with; or NaN
+--                when only how long ago is known
+--                how long ago the call was admitted, in ms (not negative), when that time is NaN
+--                (unused)
+-- KEYS         as for decide.lua: each tier's state, then the log of each SLIDING_LOG tier
+-- Returns 1.
+--
+-- A tier's hash keeps, after the figures decide.lua reads, the time its state was last found
+-- back to full (since): calls admitted before it are no longer counted there. A hash that is
+-- gone, or that does not say (written by an earlier version), gives nothing back. A window
+-- takes the cost off the window the call was counted in; a token bucket gets back what of the
+-- cost it has not refilled since the call, never more than the call took, never above capacity.
+-- A sliding log's entries are the truth, whatever its hash says: the call's own entry, when its
+-- id is known; otherwise one entry of the same cost admitted no later than the call, the newest
+-- such among the log's newest entries that still count, found within a bounded number of them.
+-- Every loop is bounded: by the tiers, and by SEARCH entries.
 
-local figures = ARGV[2]
-local now, cost = struct.unpack('<dd', figures)
+local SEARCH, PAGE = 1024, 128
+local max = math.max
+
+local id, figures = ARGV[1], ARGV[2]
+local now, cost, admitted, ago = struct.unpack('<dddd', figures)
+if now ~= now then
+  local time = redis.call('TIME')
+  now = time[1] * 1000 + math.floor(time[2] / 1000)
+end
+if admitted ~= admitted then admitted = now - ago end
 local count = (#figures - 40) / 34
 local logs = 0
 
+-- The permits of a sliding log's entry, named by its call's id and its cost.
+local function permits(member)
+  return tonumber(string.match(member, ':(%d+)$')) or 0
+end
+
+-- The newest entry of this cost admitted no later than the call, among the log's SEARCH newest
+-- entries, stopping at the first that no longer counts; or nil.
+local function newest_of_cost(log, oldest)
+  for rank = 0, SEARCH - 1, PAGE do
+    local entries = redis.call('ZREVRANGE', log, rank, rank + PAGE - 1, 'WITHSCORES')
+    for i = 1, #entries, 2 do
+      local score = tonumber(entries[i + 1])
+      if score <= oldest then return nil end
+      if score <= admitted and permits(entries[i]) == cost then return entries[i] end
+    end
+    if #entries < 2 * PAGE then return nil end
+  end
+  return nil
+end
+
 for i = 1, count do
   local algorithm, limit, window = struct.unpack('<c2dd', figures, 41 + 34 * (i - 1))
-  local removed = false
+  local state = redis.call('HGET', KEYS[i], 'v')
+  local latest, block, s, n, p, e, since
+  if state then
+    latest, block, s, n, p, e = struct.unpack('<dddddd', state)
+    if #state >= 56 then since = struct.unpack('<d', state, 49) end
+  end
+  local changed = false
   if algorithm == 'sl' then
     logs = logs + 1
-    removed = redis.call('ZREM', KEYS[count + logs], string.format('%s:%d', ARGV[1], cost)) == 1
-  end
-  local state = redis.call('HGET', KEYS[i], 'v')
-  if state then
-    local latest, block, s, n, p, e = struct.unpack('<dddddd', state)
-    local start = now - now % window
-    if algorithm == 'fw' then
-      if s == start then n = n - cost end
-    elseif algorithm == 'sw' then
-      if s == start then n = n - cost elseif s == start + window then p = p - cost end
-    elseif algorithm == 'sl' then
-      -- n permits in p entries.
-      if removed then n, p = n - cost, p - 1 end
+    local log, member = KEYS[count + logs], nil
+    if id ~= '' then
+      member = string.format('%s:%d', id, cost)
     else
-      n = n - math.max(0, cost * window - (latest - now) * limit)
+      member = newest_of_cost(log, now - window)
     end
-    redis.call('HSET', KEYS[i], 'v', struct.pack('<dddddd', latest, block, s, math.max(0, n), math.max(0, p), e))
+    if member and redis.call('ZREM', log, member) == 1 and state then
+      -- n permits in p entries.
+      n, p, changed = max(0, n - cost), max(0, p - 1), true
+    end
+  elseif state and since and since <= admitted then
+    local start = admitted - admitted % window
+    if algorithm == 'fw' then
+      -- The call's window counts until its end.
+      if s == start and now - start < window then n, changed = max(0, n - cost), true end
+    elseif algorithm == 'sw' then
+      -- The call's window counts until the end of the next one, as the current or the previous window.
+      if now - start < 2 * window then
+        if s == start then
+          n, changed = max(0, n - cost), true
+        elseif s == start + window then
+          p, changed = max(0, p - cost), true
+        end
+      end
+    else
+      -- Refilled up to the later of now and the bucket's own time, which a clock set back leaves ahead.
+      local refilled = max(0, max(now, latest) - admitted) * limit
+      if refilled < cost * window then n, changed = max(0, n - (cost * window - refilled)), true end
+    end
+  end
+  if changed then
+    redis.call('HSET', KEYS[i], 'v', struct.pack('<ddddddd', latest, block, s, n, p, e, since or math.huge))
   end
 end
 return 1

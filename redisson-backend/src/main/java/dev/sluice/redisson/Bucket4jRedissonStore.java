@@ -65,7 +65,9 @@ import org.redisson.command.CommandAsyncExecutor;
  * connects. A compare-and-swap that succeeded but whose reply came after its caller gave up
  * stays counted, although the caller took the failure policy (Bucket4j's compare-and-swap has no
  * server-side deadline, and tokens given back after some refill could credit more than the call
- * took): the strict side. It is never counted twice.
+ * took): the strict side. It is never counted twice. For the same reasons it cannot
+ * {@linkplain #giveBack give back} the permits of a call: limiters that count calls by their
+ * outcome need {@link RedissonRateLimitStore}.
  *
  * <p>Bucket4j's Redisson module reaches into Redisson's internals; this class is the only place
  * that depends on it.
@@ -150,6 +152,28 @@ public final class Bucket4jRedissonStore implements RateLimitStore {
         Request request = request(key, tiers, cost);
         return RedisCalls.completeOn(executor,
                 redis.call(List.of(request.bucketKey), request::consume, unreceived -> { }, request::decision));
+    }
+
+    /**
+     * Refuses: Bucket4j can add tokens to a bucket, but cannot tell how much of a call's cost it has
+     * refilled since, so tokens added back could credit more than the call took.
+     *
+     * @throws IllegalArgumentException when the request is malformed
+     * @throws UnsupportedOperationException always, for a well-formed request
+     */
+    @Override
+    public void giveBack(String key, List<Tier> tiers, long cost, Duration ago) {
+        RateLimitStore.check(this, key, tiers, cost);
+        throw new UnsupportedOperationException(Bucket4jRedissonStore.class.getSimpleName()
+                + " cannot give back the permits of a call: Bucket4j's buckets cannot tell how much of a call's"
+                + " cost they have refilled since. Count calls by their outcome with "
+                + RedissonRateLimitStore.class.getSimpleName() + ", which can.");
+    }
+
+    /** Never: see {@link #giveBack}. */
+    @Override
+    public boolean givesBack(Tier tier) {
+        return false;
     }
 
     /**

@@ -1417,6 +1417,323 @@ public abstract class RateLimitStoreContract {
         }
     }
 
+    // ---------------------------------------------------------------- giving back
+
+    /**
+     * {@link RateLimitStore#giveBack}: a store that gives back a tier's permits counts what it
+     * would count without the call, in the window the call was counted in while that window
+     * counts; blocks and counted rejections stay. A store that cannot says so with
+     * {@link RateLimitStore#givesBack} and refuses; tests of what it cannot do are skipped.
+     */
+    @Nested
+    class GiveBack {
+
+        private void giveBack(long cost, Duration ago, Tier... tiers) {
+            store.giveBack(key, List.of(tiers), cost, ago);
+        }
+
+        private void assumeGivesBack(Tier tier) {
+            assumeSupported(tier);
+            assumeTrue(store.givesBack(tier), () -> store.getClass().getSimpleName() + " does not give back " + tier);
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void aCallGivenBackAtOnceIsAsIfItHadNotBeenMadeInEveryTier(Algorithm algorithm) {
+            Tier perSecond = Tier.of(4, ofSeconds(1), algorithm);
+            Tier perMinute = Tier.of(6, ofMinutes(1), algorithm);
+            assumeGivesBack(perSecond);
+            assumeGivesBack(perMinute);
+            clock.alignTo(ofMinutes(1));
+            assertThat(acquire(3, perSecond, perMinute).allowed()).isTrue();
+
+            giveBack(3, Duration.ZERO, perSecond, perMinute);
+            assertThat(admitUntilRejected(perSecond, perMinute)).isEqualTo(4);
+            clock.advance(ofSeconds(2));
+            assertThat(admitUntilRejected(perSecond, perMinute)).as("what the minute has left").isEqualTo(2);
+        }
+
+        @ParameterizedTest
+        @EnumSource(value = Algorithm.class, names = {"FIXED_WINDOW", "SLIDING_WINDOW"})
+        void aWindowTakesTheCostOffTheWindowTheCallWasCountedIn(Algorithm algorithm) {
+            Tier tier = Tier.of(5, ofMinutes(1), algorithm);
+            assumeGivesBack(tier);
+            clock.alignTo(ofMinutes(1));
+            clock.advance(ofSeconds(10));
+            assertThat(acquire(2, tier).allowed()).isTrue();
+            clock.advance(ofSeconds(20));
+            assertThat(acquire(3, tier).allowed()).isTrue();
+            assertThat(acquire(tier).allowed()).isFalse();
+
+            giveBack(2, ofSeconds(20), tier);
+            assertThat(acquire(2, tier)).extracting(Decision::allowed, Decision::remaining).containsExactly(true, 0L);
+            assertThat(acquire(tier).allowed()).isFalse();
+        }
+
+        @Test
+        @DisplayName("limit 10: 10 in the previous window, half of it covered; 2 given back of it, 1 more fits")
+        void aSlidingWindowTakesTheCostOffThePreviousWindowWhenTheCallWasCountedThere() {
+            Tier tier = Tier.of(10, ofMinutes(1), SLIDING_WINDOW);
+            assumeGivesBack(tier);
+            clock.alignTo(ofMinutes(1));
+            Instant windowStart = clock.instant();
+            clock.set(windowStart.minus(ofSeconds(10)));
+            assertThat(acquire(2, tier).allowed()).isTrue();
+            assertThat(acquire(8, tier).allowed()).isTrue();
+            clock.set(windowStart.plus(ofSeconds(30)));
+            // Half the previous window's 10: 5 fit.
+            assertThat(admitUntilRejected(tier)).isEqualTo(5);
+
+            giveBack(2, ofSeconds(40), tier);
+            // ceil(8 × 1/2) + 5 = 9.
+            assertThat(acquire(tier)).extracting(Decision::allowed, Decision::remaining).containsExactly(true, 0L);
+            assertThat(acquire(tier).allowed()).isFalse();
+        }
+
+        @ParameterizedTest
+        @EnumSource(value = Algorithm.class, names = {"FIXED_WINDOW", "SLIDING_WINDOW"})
+        void aCallWhoseWindowNoLongerCountsIsNotGivenBack(Algorithm algorithm) {
+            Tier tier = Tier.of(3, ofMinutes(1), algorithm);
+            assumeGivesBack(tier);
+            clock.alignTo(ofMinutes(1));
+            clock.advance(ofSeconds(50));
+            assertThat(acquire(tier).allowed()).isTrue();
+            // A fixed window stops counting the call at its end, a sliding one a window later.
+            Duration later = algorithm == FIXED_WINDOW ? ofSeconds(20) : ofSeconds(80);
+            clock.advance(later);
+            assertThat(admitUntilRejected(tier)).isEqualTo(3);
+
+            giveBack(1, later, tier);
+            assertThat(acquire(tier).allowed()).as("the window since keeps its counts").isFalse();
+        }
+
+        @Test
+        void aSlidingLogDropsTheNewestEntryOfTheCallsCostAdmittedNoLaterThanTheCall() {
+            Tier tier = Tier.of(6, ofSeconds(1), SLIDING_LOG);
+            assumeGivesBack(tier);
+            Instant start = clock.instant();
+            assertThat(acquire(2, tier).allowed()).isTrue();
+            clock.advanceMillis(50);
+            assertThat(acquire(2, tier).allowed()).isTrue();
+            clock.advanceMillis(150);
+            assertThat(acquire(1, tier).allowed()).isTrue();
+            clock.advanceMillis(50);
+            assertThat(acquire(1, tier).allowed()).isTrue();
+            clock.advanceMillis(50);
+
+            // A call of 2 admitted 100 ms ago or earlier: the entry 50 ms in, not the first.
+            giveBack(2, ofMillis(100), tier);
+            assertThat(acquire(2, tier)).isEqualTo(admitted(tier, 0, 1_000));
+            clock.set(start.plusMillis(1_000));
+            assertThat(acquire(2, tier)).as("the first entry left the window").isEqualTo(admitted(tier, 0, 1_000));
+        }
+
+        @Test
+        void aSlidingLogGivesBackNoEntryAdmittedAfterTheCall() {
+            Tier tier = Tier.of(3, ofSeconds(1), SLIDING_LOG);
+            assumeGivesBack(tier);
+            assertThat(acquire(tier).allowed()).isTrue();
+            clock.advanceMillis(100);
+            assertThat(acquire(2, tier).allowed()).isTrue();
+            clock.advanceMillis(100);
+
+            // Admitted 150 ms ago or earlier: the entry of 2, 100 ms ago, is another call's.
+            giveBack(2, ofMillis(150), tier);
+            assertThat(acquire(tier)).isEqualTo(rejected(tier, 0, 900, 800));
+        }
+
+        @Test
+        void aSlidingLogWithoutAnEntryOfTheCallsCostGivesNothingBack() {
+            Tier tier = Tier.of(3, ofSeconds(1), SLIDING_LOG);
+            assumeGivesBack(tier);
+            for (int i = 0; i < 3; i++) {
+                assertThat(acquire(tier).allowed()).isTrue();
+            }
+            clock.advanceMillis(100);
+
+            giveBack(2, ofMillis(100), tier);
+            assertThat(acquire(tier).allowed()).as("three calls of 1 are no call of 2").isFalse();
+            giveBack(1, ofMillis(100), tier);
+            assertThat(acquire(tier)).isEqualTo(admitted(tier, 0, 1_000));
+        }
+
+        @Test
+        @DisplayName("capacity 10 at 10/s: 6 then 4 taken; 200 ms after the 6, 2 have refilled and 4 come back")
+        void aTokenBucketGetsBackWhatOfTheCostItHasNotRefilledSince() {
+            Tier tenPerSecond = Tier.of(10, ofSeconds(1), TOKEN_BUCKET);
+            assumeGivesBack(tenPerSecond);
+            assertThat(acquire(6, tenPerSecond).allowed()).isTrue();
+            clock.advanceMillis(100);
+            assertThat(acquire(4, tenPerSecond).allowed()).isTrue();
+            clock.advanceMillis(100);
+
+            giveBack(6, ofMillis(200), tenPerSecond);
+            assertThat(acquire(6, tenPerSecond)).isEqualTo(admitted(tenPerSecond, 0, 1_000));
+            assertThat(acquire(tenPerSecond).allowed()).isFalse();
+        }
+
+        @Test
+        void aTokenBucketGetsBackNoMoreThanItsCapacity() {
+            Tier tenPerSecond = Tier.of(10, ofSeconds(1), TOKEN_BUCKET);
+            assumeGivesBack(tenPerSecond);
+            assertThat(acquire(3, tenPerSecond).allowed()).isTrue();
+            clock.advanceMillis(200);
+            assertThat(acquire(1, tenPerSecond).allowed()).isTrue();
+
+            // 8 tokens: the 3 taken, as if just now, come back, and the bucket holds 10.
+            giveBack(3, Duration.ZERO, tenPerSecond);
+            assertThat(acquire(10, tenPerSecond)).isEqualTo(admitted(tenPerSecond, 0, 1_000));
+            assertThat(acquire(tenPerSecond)).isEqualTo(rejected(tenPerSecond, 0, 1_000, 100));
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void aBlockStays(Algorithm algorithm) {
+            Tier tier = Tier.of(3, ofMinutes(1), algorithm).withBlockFor(ofMinutes(15));
+            assumeGivesBack(tier);
+            clock.alignTo(ofMinutes(1));
+            assertThat(admitUntilRejected(tier)).isEqualTo(3);
+            clock.advanceMillis(1);
+
+            giveBack(1, ofMillis(1), tier);
+            long blockLeft = ofMinutes(15).toMillis() - 1;
+            assertThat(acquire(tier)).isEqualTo(rejected(tier, 0, blockLeft, blockLeft));
+        }
+
+        /** A sliding log keeps only the newest permits, whether admitted or counted rejections. */
+        @ParameterizedTest
+        @EnumSource(value = Algorithm.class, names = {"FIXED_WINDOW", "SLIDING_WINDOW", "TOKEN_BUCKET"})
+        void countedRejectionsStay(Algorithm algorithm) {
+            Tier tier = Tier.of(3, ofMinutes(1), algorithm).withCountRejected();
+            assumeGivesBack(tier);
+            clock.alignTo(ofMinutes(1));
+            assertThat(admitUntilRejected(tier)).isEqualTo(3);
+            assertThat(acquire(tier).allowed()).isFalse();
+
+            for (int i = 0; i < 3; i++) {
+                giveBack(1, Duration.ZERO, tier);
+            }
+            assertThat(acquire(tier).allowed()).as("the two rejections and this call").isTrue();
+            assertThat(acquire(tier).allowed()).isFalse();
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void aCallOfAKeyResetSinceIsNotGivenBack(Algorithm algorithm) {
+            Tier tier = Tier.of(3, ofHours(1), algorithm);
+            assumeGivesBack(tier);
+            clock.alignTo(ofHours(1));
+            assertThat(acquire(2, tier).allowed()).isTrue();
+            clock.advanceMillis(1);
+            store.reset(key, List.of(tier));
+            assertThat(admitUntilRejected(tier)).isEqualTo(3);
+
+            giveBack(2, ofMillis(1), tier);
+            assertThat(acquire(tier).allowed()).as("the calls since the reset stay counted").isFalse();
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void aKeyNeverSeenHasNothingToGiveBack(Algorithm algorithm) {
+            Tier tier = Tier.of(3, ofMinutes(1), algorithm);
+            assumeGivesBack(tier);
+            clock.alignTo(ofMinutes(1));
+
+            giveBack(3, ofSeconds(1), tier);
+            assertThat(admitUntilRejected(tier)).isEqualTo(3);
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void aNegativeAgoIsTakenAsZero(Algorithm algorithm) {
+            Tier tier = Tier.of(3, ofMinutes(1), algorithm);
+            assumeGivesBack(tier);
+            clock.alignTo(ofMinutes(1));
+            assertThat(admitUntilRejected(tier)).isEqualTo(3);
+
+            // Taken as admitted now, not in a later window nor before a bucket's refill.
+            giveBack(1, ofMinutes(-5), tier);
+            assertThat(acquire(tier)).extracting(Decision::allowed, Decision::remaining).containsExactly(true, 0L);
+            assertThat(acquire(tier).allowed()).isFalse();
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void givesBackAsynchronouslyAsItGivesBackSynchronously(Algorithm algorithm) {
+            Tier tier = Tier.of(3, ofMinutes(1), algorithm);
+            assumeGivesBack(tier);
+            clock.alignTo(ofMinutes(1));
+            assertThat(acquire(2, tier).allowed()).isTrue();
+            assertThat(acquire(tier).allowed()).isTrue();
+
+            store.giveBackAsync(key, List.of(tier), 2, Duration.ZERO).toCompletableFuture().join();
+            assertThat(acquire(2, tier)).extracting(Decision::allowed, Decision::remaining).containsExactly(true, 0L);
+            assertThat(acquire(tier).allowed()).isFalse();
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void aLimiterGivesBackACallItAdmitted(Algorithm algorithm) {
+            Tier tier = Tier.of(3, ofMinutes(1), algorithm);
+            assumeGivesBack(tier);
+            clock.alignTo(ofMinutes(1));
+            RateLimiter limiter = RateLimiter.builder().name("outcome").store(store).clock(clock).tier(tier).build();
+            assertThat(limiter.givesBack()).isTrue();
+            Instant admittedAt = clock.instant();
+            for (int i = 0; i < 3; i++) {
+                assertThat(limiter.tryAcquire(key).allowed()).isTrue();
+            }
+            clock.advanceMillis(10);
+
+            limiter.giveBack(key, 1, null, admittedAt);
+            assertThat(limiter.tryAcquire(key).allowed()).isTrue();
+            assertThat(limiter.tryAcquire(key).allowed()).isFalse();
+        }
+
+        @Test
+        void aMalformedGiveBackIsRefused() {
+            Algorithm algorithm = store.supportedAlgorithms().iterator().next();
+            Tier tier = Tier.of(2, ofMinutes(1), algorithm);
+            assumeGivesBack(tier);
+            Tier sharing = Tier.of(5, ofMinutes(1), algorithm);
+
+            assertThatThrownBy(() -> store.giveBack(key, List.of(), 1, Duration.ZERO))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tier");
+            assertThatThrownBy(() -> store.giveBack(key, List.of(tier, sharing), 1, Duration.ZERO))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("share");
+            assertThatThrownBy(() -> store.giveBack(key, List.of(tier), 0, Duration.ZERO))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("cost");
+            assertThatThrownBy(() -> store.giveBack(key, List.of(tier), 3, Duration.ZERO))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("never be admitted");
+            assertThatThrownBy(() -> store.giveBackAsync(key, List.of(tier), 3, Duration.ZERO).toCompletableFuture()
+                    .join()).isInstanceOf(CompletionException.class).hasCauseInstanceOf(IllegalArgumentException.class);
+        }
+
+        /** Whether a store gives back each tier it supports is what it does: it gives back or it refuses. */
+        @TestFactory
+        Stream<DynamicTest> aStoreGivesBackTheTiersItSaysItDoesAndRefusesTheOthers() {
+            return Stream.of(Algorithm.values())
+                    .map(algorithm -> Tier.of(5, ofMinutes(1), algorithm))
+                    .filter(tier -> store.supports(tier))
+                    .map(tier -> DynamicTest.dynamicTest(tier.toString(), () -> {
+                        assertThat(acquire(tier).allowed()).isTrue();
+                        if (store.givesBack(tier)) {
+                            giveBack(1, Duration.ZERO, tier);
+                            store.giveBackAsync(key, List.of(tier), 1, Duration.ZERO).toCompletableFuture().join();
+                        } else {
+                            assertThatThrownBy(() -> giveBack(1, Duration.ZERO, tier))
+                                    .isInstanceOf(UnsupportedOperationException.class);
+                            assertThatThrownBy(() -> store.giveBackAsync(key, List.of(tier), 1, Duration.ZERO)
+                                    .toCompletableFuture().join()).isInstanceOf(CompletionException.class)
+                                    .hasCauseInstanceOf(UnsupportedOperationException.class);
+                            RateLimiter limiter = RateLimiter.builder().name("outcome").store(store).clock(clock)
+                                    .tier(tier).build();
+                            assertThat(limiter.givesBack()).isFalse();
+                        }
+                    }));
+        }
+    }
+
     // ---------------------------------------------------------------- what a key costs
 
     /**

@@ -105,6 +105,36 @@ class InconsistentStateTest {
     }
 
     @Test
+    void aGiveBackFindsTheCallInTheLogWhenTheHashWasDeleted() {
+        for (int call = 0; call < 5; call++) {
+            assertThat(acquire().allowed()).isTrue();
+            clock.advance(ofSeconds(1));
+        }
+        server.cli("DEL", tierKey);
+
+        store.giveBack(key, List.of(fivePerTenSeconds), 1, ofSeconds(1));
+        assertThat(server.cli("ZCARD", tierKey + ":log")).isEqualTo("4");
+        // The four entries left, the oldest 5 s old: one call fits, and the next waits for it to leave.
+        assertThat(acquire()).isEqualTo(admitted(0, 10_000));
+        assertThat(acquire()).isEqualTo(rejected(10_000, 5_000));
+        assertThat(server.cli("PING")).isEqualTo("PONG");
+    }
+
+    @Test
+    void aGiveBackOnALogDeletedApartFromItsHashGivesNothingBackAndChangesNothing() {
+        for (int call = 0; call < 5; call++) {
+            assertThat(acquire().allowed()).isTrue();
+        }
+        String state = server.cli("HGET", tierKey, "v");
+        server.cli("DEL", tierKey + ":log");
+
+        store.giveBack(key, List.of(fivePerTenSeconds), 1, Duration.ZERO);
+        assertThat(server.cli("HGET", tierKey, "v")).as("the hash, untouched").isEqualTo(state);
+        assertThat(server.cli("EXISTS", tierKey + ":log")).isEqualTo("0");
+        assertThat(server.cli("PING")).isEqualTo("PONG");
+    }
+
+    @Test
     void aTierRestoredApartFromItsLogIsCountedAgainFromTheLog() {
         for (int call = 0; call < 3; call++) {
             assertThat(acquire().allowed()).isTrue();

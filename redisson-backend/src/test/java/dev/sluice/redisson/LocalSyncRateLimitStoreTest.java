@@ -291,6 +291,101 @@ class LocalSyncRateLimitStoreTest {
     }
 
     @Test
+    void aCallGivenBackBeforeItWasSyncedNeverReachesRedis() {
+        LocalSyncRateLimitStore store = instance(RedisClients.PATIENT);
+        Tier tier = Tier.of(1_000_000, ofMinutes(1), FIXED_WINDOW); // a share of 16,667: no sync after the first
+        for (int call = 0; call < 5; call++) {
+            assertThat(store.tryAcquire(key, List.of(tier), 2).allowed()).isTrue();
+        }
+
+        store.giveBack(key, List.of(tier), 2, Duration.ZERO);
+        assertThat(store.tryAcquire(key, List.of(tier), 1).remaining()).as("given back here at once")
+                .isEqualTo(1_000_000 - 9);
+        store.flush();
+        assertThat(stored(tier, "n")).as("the calls counted in Redis").isEqualTo(9);
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Algorithm.class, names = {"FIXED_WINDOW", "SLIDING_WINDOW"})
+    void aCallGivenBackAfterItWasSyncedComesOffRedisOnceWithTheNextSync(Algorithm algorithm) {
+        LocalSyncRateLimitStore store = instance(RedisClients.PATIENT);
+        LocalSyncRateLimitStore other = instance(RedisClients.PATIENT);
+        Tier tier = Tier.of(1_000_000, ofMinutes(1), algorithm);
+        clock.alignTo(ofMinutes(1));
+        for (int call = 0; call < 5; call++) {
+            assertThat(store.tryAcquire(key, List.of(tier), 2).allowed()).isTrue();
+        }
+        store.flush();
+        assertThat(stored(tier, "n")).isEqualTo(10);
+
+        store.giveBack(key, List.of(tier), 2, Duration.ZERO);
+        assertThat(stored(tier, "n")).as("until the next sync").isEqualTo(10);
+        store.flush();
+        assertThat(stored(tier, "n")).isEqualTo(8);
+        clock.advance(INTERVAL);
+        store.tryAcquire(key, List.of(tier), 1);
+        store.flush();
+        assertThat(stored(tier, "n")).as("taken off once, whatever syncs follow").isEqualTo(9);
+        assertThat(other.tryAcquire(key, List.of(tier), 1).remaining()).as("what another instance learns")
+                .isEqualTo(1_000_000 - 10);
+    }
+
+    @Test
+    void aCallGivenBackInThePreviousWindowComesOffThatWindowInRedis() {
+        LocalSyncRateLimitStore store = instance(RedisClients.PATIENT);
+        Tier tier = Tier.of(1_000_000, ofMinutes(1), SLIDING_WINDOW);
+        clock.alignTo(ofMinutes(1));
+        clock.advance(ofSeconds(50));
+        for (int call = 0; call < 5; call++) {
+            assertThat(store.tryAcquire(key, List.of(tier), 2).allowed()).isTrue();
+        }
+        store.flush();
+        clock.advance(ofSeconds(20));
+        assertThat(store.tryAcquire(key, List.of(tier), 1).allowed()).isTrue();
+
+        store.giveBack(key, List.of(tier), 2, ofSeconds(20));
+        store.flush();
+        assertThat(stored(tier, "p")).as("the previous window's count").isEqualTo(8);
+        assertThat(stored(tier, "n")).as("this window's").isEqualTo(1);
+    }
+
+    @Test
+    void aSyncSentAgainTakesOffWhatWasGivenBackOnce() {
+        RedissonClient client = RedisClients.connect(server);
+        clients.add(client);
+        RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).clock(clock)
+                .timeout(RedisClients.PATIENT).build();
+        Tier tier = Tier.of(100, ofMinutes(1), SLIDING_WINDOW);
+        long start = clock.millis() - clock.millis() % tier.windowMillis();
+        store.sync(key, List.of(tier), new Sync("instance", 7, List.of(new WindowCounts(start, 5, 3))))
+                .toCompletableFuture().join();
+        Sync givingBack = new Sync("instance", 8, List.of(new WindowCounts(start, 1, 0)),
+                List.of(new WindowCounts(start, 2, 1)));
+
+        Totals first = store.sync(key, List.of(tier), givingBack).toCompletableFuture().join();
+        Totals again = store.sync(key, List.of(tier), givingBack).toCompletableFuture().join();
+
+        assertThat(first.counts()).containsExactly(new WindowCounts(start, 4, 2));
+        assertThat(again.counts()).containsExactly(new WindowCounts(start, 4, 2));
+    }
+
+    @Test
+    void aCallOfAKeyNoLongerHeldHereIsGivenBackInRedis() {
+        LocalSyncRateLimitStore store = instance(RedisClients.PATIENT, 1);
+        Tier tier = Tier.of(1_000_000, ofMinutes(1), FIXED_WINDOW);
+        for (int call = 0; call < 5; call++) {
+            assertThat(store.tryAcquire(key, List.of(tier), 1).allowed()).isTrue();
+        }
+        // A second key takes the only place: the first is evicted, its counts synced.
+        store.tryAcquire(key + ":another", List.of(tier), 1);
+        store.flush();
+        assertThat(stored(tier, "n")).isEqualTo(5);
+
+        store.giveBack(key, List.of(tier), 1, Duration.ZERO);
+        assertThat(stored(tier, "n")).isEqualTo(4);
+    }
+
+    @Test
     void anEvictedKeysLastSyncIsSentAgainUntilRedisHasIt() {
         LocalSyncRateLimitStore store = instance(Duration.ofMillis(200), 1);
         Tier tier = Tier.of(1_000_000, ofMinutes(1), FIXED_WINDOW); // a share of 16,667: no sync after the first

@@ -111,6 +111,47 @@ class RedissonRateLimitStoreOutageTest {
     }
 
     @Test
+    void aGiveBackWithoutAnAnswerWithinTheTimeoutFailsOnceAsADecisionDoes() {
+        RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).timeout(ofMillis(200)).build();
+        assertThat(store.tryAcquire("k", TIERS, 3).allowed()).isTrue();
+
+        pauseWhile(ofSeconds(5), () -> {
+            Duration sync = timed(() -> assertThatThrownBy(() -> store.giveBack("k", TIERS, 1, Duration.ZERO))
+                    .isInstanceOf(StoreUnavailableException.class)
+                    .hasMessage("Redis did not answer within 200 ms"));
+            CompletableFuture<Void> pending = store.giveBackAsync("k", TIERS, 1, Duration.ZERO).toCompletableFuture();
+            Duration async = timed(() -> assertThatThrownBy(pending::join)
+                    .hasCauseInstanceOf(StoreUnavailableException.class));
+            assertThat(sync).isLessThan(ofSeconds(2));
+            assertThat(async).isLessThan(ofSeconds(2));
+        });
+
+        // Held back, not lost: each ran once when Redis went on.
+        RedisCluster.await("the held-back give-backs to run", () -> stored("k") == 1);
+        assertThat(stored("k")).isEqualTo(1);
+    }
+
+    @Test
+    void aGiveBackToAStoppedServerFailsWithinTheTimeoutAndThroughTheBreaker() {
+        MutableClock breakerClock = new MutableClock(Instant.parse("2200-01-01T00:00:00Z"));
+        StoreCircuitBreaker breaker = StoreCircuitBreaker.builder().failureThreshold(3).clock(breakerClock).build();
+        RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).timeout(ofMillis(200))
+                .circuitBreaker(breaker).build();
+        assertThat(store.tryAcquire("k", TIERS, 3).allowed()).isTrue();
+        server.kill();
+
+        for (int i = 0; i < 3; i++) {
+            Duration failed = timed(() -> assertThatThrownBy(() -> store.giveBack("k", TIERS, 1, Duration.ZERO))
+                    .isInstanceOf(StoreUnavailableException.class));
+            assertThat(failed).isLessThan(ofSeconds(2));
+        }
+        assertThat(breaker.state()).isEqualTo(StoreCircuitBreaker.State.OPEN);
+        Duration refused = timed(() -> assertThatThrownBy(() -> store.giveBack("k", TIERS, 1, Duration.ZERO))
+                .isInstanceOf(StoreUnavailableException.class));
+        assertThat(refused).as("refused by the open breaker").isLessThan(ofMillis(100));
+    }
+
+    @Test
     void aCallThatReachesRedisAfterItsCallerGaveUpIsNotCounted() {
         RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).timeout(ofMillis(200)).build();
         assertThat(store.tryAcquire("k", TIERS, 1).allowed()).isTrue();

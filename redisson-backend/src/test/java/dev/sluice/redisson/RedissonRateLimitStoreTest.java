@@ -42,6 +42,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.redisson.api.RScoredSortedSet;
 import org.redisson.api.RedissonClient;
 import org.redisson.api.redisnode.RedisNode;
@@ -412,6 +414,51 @@ class RedissonRateLimitStoreTest {
         assertThat(slowestPing).as("the slowest PING meanwhile").isLessThan(ofSeconds(1));
         assertThat(client.getScoredSortedSet("sluice:{k}:sl60000:log", StringCodec.INSTANCE).size()).isEqualTo(1);
         assertThat(Long.parseLong(server.cli("MEMORY", "USAGE", "sluice:{k}:sl60000:log"))).as("bytes").isLessThan(1_000);
+    }
+
+    @Test
+    void givesBackACallAdmittedAgoBeforeTheServersTime() {
+        RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).timeout(RedisClients.PATIENT).build();
+        List<Tier> tiers = List.of(Tier.of(3, Duration.ofDays(1), FIXED_WINDOW), Tier.of(3, Duration.ofDays(1), SLIDING_WINDOW),
+                Tier.of(3, Duration.ofDays(1), SLIDING_LOG), Tier.of(3, Duration.ofDays(1), TOKEN_BUCKET));
+        assertThat(store.tryAcquire("k", tiers, 2).allowed()).isTrue();
+        assertThat(store.tryAcquire("k", tiers, 1).allowed()).isTrue();
+
+        // The log has no call of 2 admitted a minute before the server's now: nothing comes back.
+        store.giveBack("k", tiers, 2, ofMinutes(1));
+        assertThat(store.tryAcquire("k", tiers, 1).allowed()).isFalse();
+        store.giveBack("k", tiers, 2, Duration.ZERO);
+        assertThat(store.tryAcquire("k", tiers, 2).allowed()).as("given back in every tier").isTrue();
+        assertThat(store.tryAcquire("k", tiers, 1).allowed()).isFalse();
+        for (String key : client.getKeys().getKeys()) {
+            assertThat(client.getKeys().remainTimeToLive(key)).as("TTL of %s", key).isPositive();
+        }
+    }
+
+    /** The call, then {@code newer} calls a millisecond later: the call is given back if it is among the 1,024 newest. */
+    @ParameterizedTest
+    @ValueSource(ints = {1_023, 1_024})
+    void aSlidingLogLooksForTheCallAmongItsNewest1024Calls(int newer) {
+        RedissonRateLimitStore store = clientClockStore();
+        List<Tier> log = List.of(Tier.of(2_000, ofMinutes(1), SLIDING_LOG));
+        assertThat(store.tryAcquire("k", log, 2).allowed()).isTrue();
+        clock.advanceMillis(1);
+        List<CompletableFuture<Decision>> calls = new ArrayList<>();
+        for (int i = 0; i < newer; i++) {
+            calls.add(store.tryAcquireAsync("k", log, 1).toCompletableFuture());
+        }
+        assertThat(calls).allSatisfy(call -> assertThat(call.join().allowed()).isTrue());
+
+        store.giveBack("k", log, 2, Duration.ofMillis(1));
+        long left = store.tryAcquire("k", log, 1).remaining();
+        assertThat(left).isEqualTo(newer < 1_024 ? 2_000 - newer - 1 : 2_000 - newer - 2 - 1);
+    }
+
+    @Test
+    void idsSortAsTheNumbersOfTheirCalls() {
+        List<Long> numbers = List.of(1L, 9L, 10L, 35L, 36L, 1_295L, 1_296L, 99_999L, Long.MAX_VALUE);
+        List<String> ids = numbers.stream().map(RedissonRateLimitStore::sequenceText).toList();
+        assertThat(ids).isSorted().doesNotHaveDuplicates();
     }
 
     private static Duration max(Duration a, Duration b) {

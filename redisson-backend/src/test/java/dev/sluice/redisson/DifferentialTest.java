@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -26,9 +27,11 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.redisson.api.RedissonClient;
 
 /**
- * The Lua script against the in-memory store, its reference: random calls (tier mixes, costs,
+ * The Lua scripts against the in-memory store, their reference: random calls (tier mixes, costs,
  * counted rejections, blocks, changed limits, clocks set back by up to a second, reservations
- * for callers that wait) must get identical decisions. Each seed is one reproducible history;
+ * for callers that wait) and give-backs between them (of calls admitted, some taken to be a little
+ * earlier or later, and of calls never made, with random costs and times ago, negative ones
+ * too) must leave both in states that make identical decisions. Each seed is one reproducible history;
  * half of them count in millions of permits, with costs to match, where a store keeping an entry
  * per permit would differ in time and memory; every third has only token buckets, which
  * reservations run into debt. Calls decided many to a script call, on one key or several, in the
@@ -65,6 +68,8 @@ class DifferentialTest {
         List<Tier> tiers = tiers(random, scale, seed % 3 == 0);
 
         long latest = clock.millis();
+        // The time and cost of each call admitted.
+        List<long[]> admitted = new ArrayList<>();
         for (int step = 0; step < 80; step++) {
             if (random.nextInt(10) == 0) {
                 tiers = changeALimit(random, tiers, scale);
@@ -80,20 +85,49 @@ class DifferentialTest {
             }
             latest = Math.max(latest, clock.millis());
             long smallest = tiers.stream().mapToLong(Tier::limit).min().orElseThrow();
+            if (random.nextInt(4) == 0) {
+                giveBack(random, admitted, clock.millis(), smallest, scale, reference, redis, key, tiers);
+            }
             long cost = 1 + random.nextLong(Math.min(smallest, 3 * scale));
 
+            Decision decision;
             if (random.nextInt(3) == 0) {
                 Duration maxWait = Duration.ofMillis(random.nextInt(8_000));
                 Reservation expected = reference.reserve(key, tiers, cost, maxWait);
                 Reservation actual = redis.reserve(key, tiers, cost, maxWait);
                 assertThat(actual).as("seed %d, step %d, %s, cost %d, maxWait %s", seed, step, tiers, cost, maxWait)
                         .isEqualTo(expected);
+                decision = actual.decision();
             } else {
                 Decision expected = reference.tryAcquire(key, tiers, cost);
-                Decision actual = redis.tryAcquire(key, tiers, cost);
-                assertThat(actual).as("seed %d, step %d, %s, cost %d", seed, step, tiers, cost).isEqualTo(expected);
+                decision = redis.tryAcquire(key, tiers, cost);
+                assertThat(decision).as("seed %d, step %d, %s, cost %d", seed, step, tiers, cost).isEqualTo(expected);
+            }
+            if (decision.allowed()) {
+                admitted.add(new long[] {clock.millis(), cost});
             }
         }
+    }
+
+    /**
+     * Gives back, in both stores, a call admitted (at its time, or a little off it) or one never
+     * made; every decision after it must agree.
+     */
+    private static void giveBack(Random random, List<long[]> admitted, long now, long smallest, long scale,
+                                 RateLimitStore reference, RateLimitStore redis, String key, List<Tier> tiers) {
+        long cost;
+        long agoMillis;
+        if (!admitted.isEmpty() && random.nextInt(3) > 0) {
+            long[] call = admitted.remove(random.nextInt(admitted.size()));
+            cost = Math.min(call[1], smallest);
+            agoMillis = now - call[0] + (random.nextInt(4) == 0 ? random.nextInt(401) - 200 : 0);
+        } else {
+            cost = 1 + random.nextLong(Math.min(smallest, 3 * scale));
+            agoMillis = random.nextInt(12_000) - 1_000;
+        }
+        Duration ago = Duration.ofMillis(agoMillis);
+        reference.giveBack(key, tiers, cost, ago);
+        redis.giveBack(key, tiers, cost, ago);
     }
 
     @ParameterizedTest
@@ -145,6 +179,37 @@ class DifferentialTest {
                         .isEqualTo(expected.get(c));
             }
         }
+    }
+
+    /**
+     * Calls of one millisecond, the store's ninth to eleventh, whose ids in decimal would sort
+     * otherwise than they came (10 before 9): a counted rejection drops the oldest permits, and a
+     * give-back looks for a call of its cost, in the order the calls came, in both stores.
+     */
+    @Test
+    void trimsAndGivesBackTheCallsOfOneMillisecondInTheOrderTheyCame() {
+        MutableClock clock = new MutableClock(Instant.ofEpochMilli(5_000_000_000_000L));
+        RateLimitStore reference = InMemoryRateLimitStore.builder().clock(clock).build();
+        RateLimitStore redis = RedissonRateLimitStore.builder(client).clock(clock).timeout(RedisClients.PATIENT).build();
+        List<Tier> log = List.of(Tier.of(3, Duration.ofSeconds(1), Algorithm.SLIDING_LOG).withCountRejected());
+        String key = "in-order:" + System.nanoTime();
+        for (int call = 1; call <= 8; call++) {
+            redis.tryAcquire(key + ":before", log, 1);
+        }
+        List<Decision> expected = new ArrayList<>();
+        List<Decision> actual = new ArrayList<>();
+        for (RateLimitStore store : List.of(reference, redis)) {
+            List<Decision> decisions = store == reference ? expected : actual;
+            decisions.add(store.tryAcquire(key, log, 2));
+            decisions.add(store.tryAcquire(key, log, 1));
+            decisions.add(store.tryAcquire(key, log, 1));
+            store.giveBack(key, log, 2, Duration.ZERO);
+            decisions.add(store.tryAcquire(key, log, 1));
+            decisions.add(store.tryAcquire(key, log, 1));
+        }
+        assertThat(actual).isEqualTo(expected);
+        assertThat(expected.get(3).allowed()).as("the rejection dropped a permit of the first call, not the second")
+                .isFalse();
     }
 
     private static List<Tier> tiers(Random random, long scale, boolean tokenBucketsOnly) {

@@ -716,7 +716,7 @@ public final class RateLimiter {
      * Gives back the permits of a call this limiter admitted, as if it had not been made (see
      * {@link RateLimitStore#giveBack}), with the tiers its plan has now: how a call counted
      * before it ran is let off once its outcome says it does not count. A store that cannot be
-     * reached is a store failure as for decisions (listeners and the log hear of it), but the
+     * reached is a store failure as for decisions (listeners hear of it), but the
      * call never fails: under {@link FailurePolicy#LOCAL_FALLBACK} the permits go back to the
      * local fallback store, which decided the call if the store was down then too; otherwise the
      * call stays counted, the strict side.
@@ -796,13 +796,15 @@ public final class RateLimiter {
         return ago.isNegative() ? Duration.ZERO : ago;
     }
 
-    /** A give-back the store failed: heard as a store failure, and done by the local fallback store if any. */
+    /**
+     * A give-back the store failed: heard as a store failure (the decisions of the same outage
+     * are logged), and done by the local fallback store if any.
+     */
     private void givenBackLocally(RuntimeException failure, String storeKey, List<Tier> tiers, long cost,
                                   Duration ago) {
         for (RateLimitListener listener : listeners) {
             listener.onStoreFailure(this, failure);
         }
-        failureLog.record(failure, storeKey);
         RateLimitStore local = fallbackStore;
         if (onStoreFailure == FailurePolicy.LOCAL_FALLBACK && local != null) {
             local.giveBack(storeKey, tiers, cost, ago);

@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
@@ -51,8 +52,13 @@ class ConditionsAndOutcomesTest {
                 .build()).build();
     }
 
-    @SuppressWarnings("unchecked")
     private <T> T call(Object target, String methodName, Object... args) throws Throwable {
+        return call(limits, target, methodName, args);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> T call(MethodRateLimiter limits, Object target, String methodName, Object... args)
+            throws Throwable {
         Method method = findMethod(target.getClass(), methodName);
         return (T) limits.invoke(method, target, target.getClass(), args, () -> {
             try {
@@ -144,6 +150,32 @@ class ConditionsAndOutcomesTest {
         }
 
         @Test
+        void configurationReplacesTheAnnotationsCondition() throws Throwable {
+            MethodRateLimiter configured = MethodRateLimiter.builder()
+                    .registry(RateLimiterRegistry.builder().store(store).clock(clock).build())
+                    .overrides(new LimitOverrides() {
+                        @Override
+                        public Optional<List<Tier>> tiers(String limiterName) {
+                            return Optional.empty();
+                        }
+
+                        @Override
+                        public Optional<String> condition(String limiterName) {
+                            return Optional.of("#phone != '+447700900000'");
+                        }
+                    })
+                    .build();
+            Codes codes = new Codes();
+            for (int i = 0; i < 5; i++) {
+                call(configured, codes, "send", "+447700900000", false);
+            }
+            call(configured, codes, "send", "+447700900123", true);
+            call(configured, codes, "send", "+447700900123", true);
+            assertThatThrownBy(() -> call(configured, codes, "send", "+447700900123", true))
+                    .as("the annotation's condition is replaced").isInstanceOf(RateLimitExceededException.class);
+        }
+
+        @Test
         void aConditionThatIsNoBooleanIsAKeyError() {
             class Odd {
                 @RateLimited(limit = 1, window = "1m", condition = "#flag")
@@ -194,8 +226,8 @@ class ConditionsAndOutcomesTest {
             for (int i = 0; i < 10; i++) {
                 assertThatThrownBy(() -> call(codes, "twoLimiters")).isInstanceOf(RateLimitExceededException.class);
             }
-            // "first" gave back every permit: after "second"'s window it admits again.
-            clock.advance(Duration.ofMinutes(1));
+            // "first" gave back every permit: once "second"'s sliding window has passed, both admit.
+            clock.advance(Duration.ofMinutes(2));
             call(codes, "twoLimiters");
             assertThat(limits.registry().find("first").orElseThrow().tryAcquire("", 5).allowed()).isTrue();
         }
@@ -210,18 +242,22 @@ class ConditionsAndOutcomesTest {
             for (int i = 0; i < 20; i++) {
                 assertThat((String) call(codes, "verify", "+447700900123", "123456")).isEqualTo("verified");
             }
-            for (int i = 0; i < 5; i++) {
+            for (int i = 0; i < 4; i++) {
                 assertThatThrownBy(() -> call(codes, "verify", "+447700900123", "000000"))
                         .isInstanceOf(WrongCodeException.class);
                 assertThat((String) call(codes, "verify", "+447700900123", "123456")).isEqualTo("verified");
             }
+            assertThatThrownBy(() -> call(codes, "verify", "+447700900123", "000000"))
+                    .isInstanceOf(WrongCodeException.class);
+            // Five wrong codes: the number is at its limit, so the next check is rejected, right or not.
             assertThatThrownBy(() -> call(codes, "verify", "+447700900123", "123456"))
                     .isInstanceOf(RateLimitExceededException.class);
-            // The rejection blocked the number for 15 minutes, past the window's end.
+            // The rejection blocked the number for 15 minutes, past the window's end; after that,
+            // the sliding window lets the wrong codes decay.
             clock.advance(Duration.ofMinutes(15).minusSeconds(1));
             assertThatThrownBy(() -> call(codes, "verify", "+447700900123", "123456"))
                     .isInstanceOf(RateLimitExceededException.class);
-            clock.advance(Duration.ofSeconds(1));
+            clock.advance(Duration.ofMinutes(15));
             assertThat((String) call(codes, "verify", "+447700900123", "123456")).isEqualTo("verified");
             // Other numbers were never limited.
             assertThat((String) call(codes, "verify", "+447700900999", "123456")).isEqualTo("verified");

@@ -341,17 +341,11 @@ abstract sealed class KeyState {
      * holds the lock.
      */
     final KeyState stateFor(Tier tier, long now) {
-        if (counts(tier)) {
-            return this;
+        KeyState held = heldStateFor(tier);
+        if (held != null) {
+            return held;
         }
         KeyState[] states = others;
-        if (states != null) {
-            for (KeyState state : states) {
-                if (state.counts(tier)) {
-                    return state;
-                }
-            }
-        }
         KeyState started = create(tier, now);
         KeyState[] grown = states == null ? new KeyState[1] : Arrays.copyOf(states, states.length + 1);
         grown[grown.length - 1] = started;

@@ -7,12 +7,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.annotation.FailurePolicy;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
@@ -161,50 +159,5 @@ class RateLimiterGiveBackTest {
 
         otp.giveBack("alice", 1, null, clock.instant().plus(ofHours(1)));
         assertThat(otp.tryAcquire("alice").allowed()).isTrue();
-    }
-
-    /** A store that fails while it is down, and otherwise decides and gives back in memory. */
-    private static final class SwitchableStore extends ForwardingRateLimitStore {
-
-        volatile boolean up = true;
-
-        SwitchableStore(RateLimitStore delegate) {
-            super(delegate);
-        }
-
-        private void reachable() {
-            if (!up) {
-                throw new StoreUnavailableException("down", Duration.ofSeconds(1));
-            }
-        }
-
-        @Override
-        public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
-            reachable();
-            return super.tryAcquire(key, tiers, cost);
-        }
-
-        @Override
-        public CompletionStage<Decision> tryAcquireAsync(String key, List<Tier> tiers, long cost) {
-            try {
-                return CompletableFuture.completedFuture(tryAcquire(key, tiers, cost));
-            } catch (StoreUnavailableException e) {
-                return CompletableFuture.failedFuture(e);
-            }
-        }
-
-        @Override
-        public void giveBack(String key, List<Tier> tiers, long cost, Duration ago) {
-            reachable();
-            super.giveBack(key, tiers, cost, ago);
-        }
-
-        @Override
-        public CompletionStage<Void> giveBackAsync(String key, List<Tier> tiers, long cost, Duration ago) {
-            if (!up) {
-                return CompletableFuture.failedFuture(new StoreUnavailableException("down", Duration.ofSeconds(1)));
-            }
-            return super.giveBackAsync(key, tiers, cost, ago);
-        }
     }
 }

@@ -6,11 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.annotation.FailurePolicy;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -94,42 +92,5 @@ class RateLimiterResetTest {
 
         assertThatThrownBy(() -> otp.reset("alice")).isInstanceOf(UnsupportedOperationException.class)
                 .hasMessage(custom.getClass().getName() + " cannot reset a key");
-    }
-
-    /** A store that fails while it is down, and otherwise decides in memory. */
-    private static final class SwitchableStore extends ForwardingRateLimitStore {
-
-        volatile boolean up = true;
-
-        SwitchableStore(RateLimitStore delegate) {
-            super(delegate);
-        }
-
-        private void reachable() {
-            if (!up) {
-                throw new StoreUnavailableException("down", Duration.ofSeconds(1));
-            }
-        }
-
-        @Override
-        public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
-            reachable();
-            return super.tryAcquire(key, tiers, cost);
-        }
-
-        @Override
-        public CompletionStage<Decision> tryAcquireAsync(String key, List<Tier> tiers, long cost) {
-            try {
-                return CompletableFuture.completedFuture(tryAcquire(key, tiers, cost));
-            } catch (StoreUnavailableException e) {
-                return CompletableFuture.failedFuture(e);
-            }
-        }
-
-        @Override
-        public void reset(String key, List<Tier> tiers) {
-            reachable();
-            super.reset(key, tiers);
-        }
     }
 }

@@ -337,7 +337,11 @@ class FaultToleranceTest {
 
         void assertHandledBy(FailurePolicy policy) {
             assertThat(during).isNotEmpty();
-            assertThat(Load.max(during)).as("the longest call during the outage").isLessThan(ofSeconds(1));
+            // The default timeout is 100 ms. A store that finds its own machine saturated gives a
+            // call up to 8 more periods (900 ms in all) rather than blame Redis for its own delay,
+            // and a loaded machine adds its scheduling on top: 1.02 to 1.16 s were measured with two
+            // builds on two cores. A call that waited for the outage's end would take 3 s.
+            assertThat(Load.max(during)).as("the longest call during the outage").isLessThan(ofSeconds(2));
             assertThat(Load.p99(during)).as("p99 during the outage").isLessThan(ofSeconds(1));
             Set<String> failures = Load.failures(load.calls()).keySet();
             if (policy == FailurePolicy.FAIL_CLOSED) {

@@ -76,7 +76,12 @@ class SpikeTest {
     @ParameterizedTest
     @EnumSource(Topology.class)
     void burstsOnAWarmStoreAreAllAnsweredByRedis(Topology topology) {
-        RedissonRateLimitStore store = RedissonRateLimitStore.builder(clients.get(topology)).build();
+        // A decision may wait 1 s in the queue by default; with two builds on two cores, 12 of a
+        // burst on 10,000 keys of the cluster waited longer and were refused as overloaded. The
+        // bursts are answered within that second on a quiet machine; this test asks only that
+        // Redis answers them all, however busy the machine running it.
+        RedissonRateLimitStore store = RedissonRateLimitStore.builder(clients.get(topology))
+                .maxQueueWait(ofSeconds(10)).build();
         for (int i = 0; i < 3_000; i++) {
             store.tryAcquireAsync("warm-up:" + topology + ":" + i % 100, PER_MINUTE, 1).toCompletableFuture().join();
         }

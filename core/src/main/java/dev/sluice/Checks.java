@@ -64,6 +64,14 @@ final class Checks {
         }
     }
 
+    static void pause(Duration duration) {
+        Objects.requireNonNull(duration, "duration");
+        if (duration.compareTo(Duration.ofMillis(Tier.MAX_LIMIT_TIMES_WINDOW_MILLIS)) > 0) {
+            throw new IllegalArgumentException("a pause must be at most 2^52 ms (about 142,000 years), was "
+                    + duration);
+        }
+    }
+
     /**
      * Checks that a limiter name can be the policy name of the {@code RateLimit-Policy} and
      * {@code RateLimit} headers, which carry it as an RFC 9651 string: printable ASCII only

@@ -108,6 +108,36 @@ public abstract class ForwardingRateLimitStore implements RateLimitStore {
     }
 
     @Override
+    public void pause(String key, List<Tier> tiers, Duration duration) {
+        delegate.pause(key, tiers, duration);
+    }
+
+    @Override
+    public CompletionStage<Void> pauseAsync(String key, List<Tier> tiers, Duration duration) {
+        return delegate.pauseAsync(key, tiers, duration);
+    }
+
+    @Override
+    public boolean pauses(Tier tier) {
+        return delegate.pauses(tier);
+    }
+
+    @Override
+    public void recount(String key, List<Tier> tiers, long cost, Duration ago) {
+        delegate.recount(key, tiers, cost, ago);
+    }
+
+    @Override
+    public CompletionStage<Void> recountAsync(String key, List<Tier> tiers, long cost, Duration ago) {
+        return delegate.recountAsync(key, tiers, cost, ago);
+    }
+
+    @Override
+    public boolean recounts(Tier tier) {
+        return delegate.recounts(tier);
+    }
+
+    @Override
     public Optional<StoreCircuitBreaker> circuitBreaker() {
         return delegate.circuitBreaker();
     }

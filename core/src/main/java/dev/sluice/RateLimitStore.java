@@ -188,6 +188,114 @@ public interface RateLimitStore {
     }
 
     /**
+     * Rejects every call of a key until {@code duration} from now, by this store's clock: how a
+     * limiter obeys a partner that said "come back later" (an HTTP 429 or 503 with
+     * {@code Retry-After}). The key is blocked as a {@link Tier#blockFor()} blocks it: its calls
+     * are rejected with the time left of the pause as {@code retryAfter} and {@code resetAfter},
+     * none remaining, and none reserved. A pause never shortens a block or pause in place: the
+     * later end holds. Counts stay as they are. A key without state gets what it needs to hold the
+     * pause, kept at least until the pause ends; then its calls are decided as a fresh key's. A
+     * zero or negative {@code duration} changes nothing.
+     *
+     * @param key      the key, already qualified by the limiter's name
+     * @param tiers    the key's tiers, at least one; no two with the same algorithm and window
+     * @param duration how long the key stays paused; rounded up to whole milliseconds
+     * @throws IllegalArgumentException when the request is malformed (see
+     *         {@link #check(RateLimitStore, String, List, Duration)})
+     * @throws UnsupportedOperationException when the store cannot pause a key with a tier (see
+     *         {@link #pauses}); by default it never can
+     * @throws StoreUnavailableException when the store cannot be reached in time
+     */
+    default void pause(String key, List<Tier> tiers, Duration duration) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot pause a key");
+    }
+
+    /**
+     * Pauses a key as {@link #pause} does, without blocking the calling thread. Malformed
+     * requests and store failures complete the stage exceptionally.
+     *
+     * @param key      the key, already qualified by the limiter's name
+     * @param tiers    the key's tiers
+     * @param duration how long the key stays paused
+     * @return a stage completing once the key is paused; by default, running {@link #pause} on
+     *         the calling thread
+     */
+    default CompletionStage<Void> pauseAsync(String key, List<Tier> tiers, Duration duration) {
+        try {
+            pause(key, tiers, duration);
+            return CompletableFuture.completedFuture(null);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * Whether this store can {@linkplain #pause pause} keys whose tiers are like {@code tier}.
+     * Limiters that obey a partner's {@code Retry-After} need it.
+     *
+     * @param tier a tier
+     * @return by default {@code false}
+     */
+    default boolean pauses(Tier tier) {
+        return false;
+    }
+
+    /**
+     * Counts a call this store admitted as if it had been admitted now: how a limiter of calls to
+     * a partner that counts each call when it arrives (somewhere between sending it and the
+     * answer) keeps its log in step with the partner's. Each sliding log moves one entry of the
+     * same cost admitted no later than the call (the entry {@link #giveBack} would drop) to now,
+     * so that it leaves the window one window after now. Fixed windows, sliding windows and token
+     * buckets keep their counters as they are: they hold no call times. A call the key has
+     * forgotten since (expired, reset) is not counted again. Nothing else changes: recounting
+     * never rejects and never restricts beyond keeping that one entry longer.
+     *
+     * @param key   the key, already qualified by the limiter's name
+     * @param tiers the tiers the call was decided with
+     * @param cost  the permits the call took
+     * @param ago   how long ago the call was admitted; a negative one is taken as zero
+     * @throws IllegalArgumentException when the request is malformed (see {@link #check})
+     * @throws UnsupportedOperationException when the store cannot recount calls of a tier (see
+     *         {@link #recounts}); by default it never can
+     * @throws StoreUnavailableException when the store cannot be reached in time
+     */
+    default void recount(String key, List<Tier> tiers, long cost, Duration ago) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot recount a call");
+    }
+
+    /**
+     * Recounts a call as {@link #recount} does, without blocking the calling thread. Malformed
+     * requests and store failures complete the stage exceptionally.
+     *
+     * @param key   the key, already qualified by the limiter's name
+     * @param tiers the tiers the call was decided with
+     * @param cost  the permits the call took
+     * @param ago   how long ago the call was admitted
+     * @return a stage completing once the call is recounted; by default, running
+     *         {@link #recount} on the calling thread
+     */
+    default CompletionStage<Void> recountAsync(String key, List<Tier> tiers, long cost, Duration ago) {
+        try {
+            recount(key, tiers, cost, ago);
+            return CompletableFuture.completedFuture(null);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * Whether this store can {@linkplain #recount recount} calls whose tiers are like
+     * {@code tier}. A store that recounts does so for every algorithm it supports, though only a
+     * sliding log changes.
+     *
+     * @param tier a tier
+     * @return by default {@code false}
+     */
+    default boolean recounts(Tier tier) {
+        return false;
+    }
+
+    /**
      * The circuit breaker guarding this store's calls, if it has one: its state feeds metrics,
      * health checks and the actuator. Stores that reach over the network should have one (see
      * {@link StoreCircuitBreaker}).
@@ -261,6 +369,23 @@ public interface RateLimitStore {
     static void check(RateLimitStore store, String key, List<Tier> tiers, long cost, Duration maxWait) {
         check(store, key, tiers, cost);
         Checks.maxWait(OnLimit.WAIT, maxWait);
+    }
+
+    /**
+     * Checks a request to {@linkplain #pause pause} a key the way every store must: as a call's,
+     * without a cost. Stores call it first.
+     *
+     * @param store    the store asked, for the tiers it {@linkplain #supports supports}
+     * @param key      the key: not null
+     * @param tiers    the tiers: at least one, no two sharing algorithm and window
+     * @param duration the pause: not null, at most 2<sup>52</sup> ms, as a block; zero or
+     *                 negative for none
+     * @throws IllegalArgumentException when the request is malformed
+     * @throws UnsupportedOperationException when the store cannot honour a tier
+     */
+    static void check(RateLimitStore store, String key, List<Tier> tiers, Duration duration) {
+        check(store, key, tiers);
+        Checks.pause(duration);
     }
 
     /**

@@ -17,6 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
@@ -733,14 +734,7 @@ public final class RateLimiter {
         String storeKey = storeKey(key);
         List<Tier> tiers = tiersOf(plan).list;
         Duration ago = since(admittedAt);
-        try {
-            store.giveBack(storeKey, tiers, cost, ago);
-        } catch (RuntimeException e) {
-            if (!isOutage.test(e)) {
-                throw e;
-            }
-            givenBackLocally(e, storeKey, tiers, cost, ago);
-        }
+        change(store -> store.giveBack(storeKey, tiers, cost, ago), false);
     }
 
     /**
@@ -757,21 +751,8 @@ public final class RateLimiter {
         String storeKey = storeKey(key);
         List<Tier> tiers = tiersOf(plan).list;
         Duration ago = since(admittedAt);
-        CompletionStage<Void> given;
-        try {
-            given = store.giveBackAsync(storeKey, tiers, cost, ago);
-        } catch (RuntimeException e) {
-            given = CompletableFuture.failedFuture(e);
-        }
-        return given.exceptionallyCompose(failure -> {
-            Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-                    ? failure.getCause() : failure;
-            if (!(cause instanceof RuntimeException e) || !isOutage.test(e)) {
-                return CompletableFuture.failedFuture(cause);
-            }
-            givenBackLocally(e, storeKey, tiers, cost, ago);
-            return CompletableFuture.completedFuture(null);
-        });
+        return changeAsync(store -> store.giveBackAsync(storeKey, tiers, cost, ago),
+                store -> store.giveBack(storeKey, tiers, cost, ago), false);
     }
 
     /**
@@ -781,9 +762,116 @@ public final class RateLimiter {
      * @return whether {@link #giveBack} is supported for every call
      */
     public boolean givesBack() {
+        return everyTier(store::givesBack);
+    }
+
+    /**
+     * Rejects every call of a key under a plan until {@code duration} from now (see
+     * {@link RateLimitStore#pause}): how calls to a partner that answered "come back later"
+     * ({@code Retry-After}) wait until then instead of being sent. The key's calls are rejected
+     * as under a block, with the time left as {@code retryAfter}; a longer block or pause in
+     * place holds. A store that cannot be reached is a store failure as for decisions (listeners
+     * hear of it), but the call never fails: under {@link FailurePolicy#LOCAL_FALLBACK} the local
+     * fallback store, which decides while the store is down, pauses the key; otherwise the pause
+     * is lost, as the store cannot hold it.
+     *
+     * @param key      the key, as given to {@link #tryAcquire(String)}
+     * @param plan     the plan whose tiers are paused; {@code null} for the default tiers
+     * @param duration how long the key stays paused; zero or negative for not at all
+     * @throws IllegalArgumentException when {@code duration} is longer than 2<sup>52</sup> ms
+     * @throws UnsupportedOperationException when the store cannot pause a key (see
+     *         {@link #pauses()})
+     */
+    public void pause(String key, @Nullable String plan, Duration duration) {
+        String storeKey = storeKey(key);
+        List<Tier> tiers = tiersOf(plan).list;
+        Objects.requireNonNull(duration, "duration");
+        change(store -> store.pause(storeKey, tiers, duration), true);
+    }
+
+    /**
+     * Pauses a key as {@link #pause} does, without blocking the calling thread.
+     *
+     * @param key      the key, as given to {@link #tryAcquire(String)}
+     * @param plan     the plan whose tiers are paused; {@code null} for the default tiers
+     * @param duration how long the key stays paused
+     * @return a stage completing once the key is paused, or once the store failed; it fails only
+     *         with {@link UnsupportedOperationException} and other programming errors
+     */
+    public CompletionStage<Void> pauseAsync(String key, @Nullable String plan, Duration duration) {
+        String storeKey = storeKey(key);
+        List<Tier> tiers = tiersOf(plan).list;
+        Objects.requireNonNull(duration, "duration");
+        return changeAsync(store -> store.pauseAsync(storeKey, tiers, duration),
+                store -> store.pause(storeKey, tiers, duration), true);
+    }
+
+    /**
+     * Whether this limiter's store can pause a key under every plan, which obeying a partner's
+     * {@code Retry-After} needs.
+     *
+     * @return whether {@link #pause} is supported for every plan
+     */
+    public boolean pauses() {
+        return everyTier(store::pauses);
+    }
+
+    /**
+     * Counts a call this limiter admitted as if it had been admitted now (see
+     * {@link RateLimitStore#recount}), with the tiers its plan has now: how a limiter of calls to
+     * a partner that counts each call when it arrives keeps its sliding logs in step with the
+     * partner's, by recounting each call when its answer comes. Other algorithms keep their
+     * counts. A store that cannot be reached is a store failure as for decisions (listeners hear
+     * of it), but the call never fails: under {@link FailurePolicy#LOCAL_FALLBACK} the call is
+     * recounted by the local fallback store, which decided it if the store was down then too;
+     * otherwise it stays counted from when it was admitted.
+     *
+     * @param key        the key, as given when the call was admitted
+     * @param cost       the permits the call took
+     * @param plan       the call's plan, as given when it was admitted
+     * @param admittedAt when the call was admitted, by this limiter's clock (a registry's
+     *                   limiters use {@link RateLimiterRegistry#clock()})
+     * @throws UnsupportedOperationException when the store cannot recount calls (see
+     *         {@link #recounts()})
+     */
+    public void recount(String key, long cost, @Nullable String plan, Instant admittedAt) {
+        String storeKey = storeKey(key);
+        List<Tier> tiers = tiersOf(plan).list;
+        Duration ago = since(admittedAt);
+        change(store -> store.recount(storeKey, tiers, cost, ago), false);
+    }
+
+    /**
+     * Recounts a call as {@link #recount} does, without blocking the calling thread.
+     *
+     * @param key        the key, as given when the call was admitted
+     * @param cost       the permits the call took
+     * @param plan       the call's plan
+     * @param admittedAt when the call was admitted, by this limiter's clock
+     * @return a stage completing once the call is recounted, or once the store failed; it fails
+     *         only with {@link UnsupportedOperationException} and other programming errors
+     */
+    public CompletionStage<Void> recountAsync(String key, long cost, @Nullable String plan, Instant admittedAt) {
+        String storeKey = storeKey(key);
+        List<Tier> tiers = tiersOf(plan).list;
+        Duration ago = since(admittedAt);
+        return changeAsync(store -> store.recountAsync(storeKey, tiers, cost, ago),
+                store -> store.recount(storeKey, tiers, cost, ago), false);
+    }
+
+    /**
+     * Whether this limiter's store can recount calls of every tier of every plan.
+     *
+     * @return whether {@link #recount} is supported for every call
+     */
+    public boolean recounts() {
+        return everyTier(store::recounts);
+    }
+
+    private boolean everyTier(Predicate<Tier> can) {
         for (TierSet tiers : limits.all()) {
             for (Tier tier : tiers.list) {
-                if (!store.givesBack(tier)) {
+                if (!can.test(tier)) {
                     return false;
                 }
             }
@@ -797,18 +885,60 @@ public final class RateLimiter {
     }
 
     /**
-     * A give-back the store failed: heard as a store failure (the decisions of the same outage
-     * are logged), and done by the local fallback store if any.
+     * Changes what the store holds for a key outside a decision (gives back, pauses, recounts).
+     * An outage does not fail the call: it is heard as a store failure (the decisions of the same
+     * outage are logged), and the change is made by the local fallback store instead, if any.
+     *
+     * @param makeFallback whether to make the local fallback store for the change if no call
+     *                     has needed it yet, for a change that holds for calls to come
      */
-    private void givenBackLocally(RuntimeException failure, String storeKey, List<Tier> tiers, long cost,
-                                  Duration ago) {
+    private void change(StoreChange change, boolean makeFallback) {
+        try {
+            change.on(store);
+        } catch (RuntimeException e) {
+            if (!isOutage.test(e)) {
+                throw e;
+            }
+            changedLocally(e, change, makeFallback);
+        }
+    }
+
+    /** {@link #change} without blocking; {@code locally} makes the change on the local fallback store. */
+    private CompletionStage<Void> changeAsync(Function<RateLimitStore, CompletionStage<Void>> change,
+                                              StoreChange locally, boolean makeFallback) {
+        CompletionStage<Void> changed;
+        try {
+            changed = change.apply(store);
+        } catch (RuntimeException e) {
+            changed = CompletableFuture.failedFuture(e);
+        }
+        return changed.exceptionallyCompose(failure -> {
+            Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                    ? failure.getCause() : failure;
+            if (!(cause instanceof RuntimeException e) || !isOutage.test(e)) {
+                return CompletableFuture.failedFuture(cause);
+            }
+            changedLocally(e, locally, makeFallback);
+            return CompletableFuture.completedFuture(null);
+        });
+    }
+
+    private void changedLocally(RuntimeException failure, StoreChange change, boolean makeFallback) {
         for (RateLimitListener listener : listeners) {
             listener.onStoreFailure(this, failure);
         }
-        RateLimitStore local = fallbackStore;
-        if (onStoreFailure == FailurePolicy.LOCAL_FALLBACK && local != null) {
-            local.giveBack(storeKey, tiers, cost, ago);
+        if (onStoreFailure == FailurePolicy.LOCAL_FALLBACK) {
+            RateLimitStore local = makeFallback ? fallbackStore() : fallbackStore;
+            if (local != null) {
+                change.on(local);
+            }
         }
+    }
+
+    /** A change of what a store holds for a key, outside a decision. */
+    @FunctionalInterface
+    private interface StoreChange {
+        void on(RateLimitStore store);
     }
 
     /**

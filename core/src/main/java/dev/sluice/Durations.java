@@ -39,4 +39,10 @@ final class Durations {
         RECENT[slot] = made;
         return made;
     }
+
+    /** The whole milliseconds of a duration that is not negative, a part of one counted whole. */
+    static long ceilMillis(Duration duration) {
+        long millis = duration.toMillis();
+        return duration.getNano() % 1_000_000 == 0 ? millis : millis + 1;
+    }
 }

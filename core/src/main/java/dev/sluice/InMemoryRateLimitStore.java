@@ -22,6 +22,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -199,10 +200,8 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
                 }
                 if (decided) {
                     probe.remember(state);
-                    if (reweigh) {
-                        keys.asMap().compute(state, update);
-                    } else if (later) {
-                        expireLater(state);
+                    if (reweigh || later) {
+                        told(state, reweigh, later);
                     } else if (firstThisSecond) {
                         // Caffeine hears of a key's use about once a second: enough for its eviction
                         // policy to tell the keys in use from a flood of new ones.
@@ -256,18 +255,32 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
     private KeyState.Outcome decideCreating(KeyProbe probe, long now, List<Tier> tiers, long cost,
                                             long maxWaitMillis) {
         KeyState.Outcome outcome = probe.outcome;
+        KeyState kept = creating(probe, now, tiers.get(0), state -> {
+            state.decide(now, tiers, cost, maxWaitMillis, outcome);
+            keepApartIfRestricted(state, outcome.remaining() == 0);
+        });
+        probe.remember(kept);
+        return outcome;
+    }
+
+    /**
+     * Changes a key's state under Caffeine's lock of the key, and the state's own: the held one,
+     * the rescued one, or a fresh one counting for {@code tier}.
+     *
+     * @return the state changed, which Caffeine holds
+     */
+    private KeyState creating(KeyProbe probe, long now, Tier tier, Consumer<KeyState> change) {
         KeyState kept;
         do {
             KeyState rescuedState = rescued.get(probe);
             KeyState candidate = rescuedState != null ? rescuedState
-                    : KeyState.create(tiers.get(0), now, probe.prefix, probe.key, probe.hash);
+                    : KeyState.create(tier, now, probe.prefix, probe.key, probe.hash);
             kept = keys.asMap().compute(candidate, (k, held) -> {
                 KeyState state = held != null ? held : taken(candidate);
                 if (state != null) {
                     state.lock();
                     try {
-                        state.decide(now, tiers, cost, maxWaitMillis, outcome);
-                        keepApartIfRestricted(state, outcome.remaining() == 0);
+                        change.accept(state);
                     } finally {
                         state.unlock();
                     }
@@ -275,8 +288,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
                 return state;
             });
         } while (kept == null);
-        probe.remember(kept);
-        return outcome;
+        return kept;
     }
 
     /**
@@ -453,6 +465,141 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
     @Override
     public boolean givesBack(Tier tier) {
         return true;
+    }
+
+    /**
+     * Pauses a key at once, under its lock (see {@link RateLimitStore#pause}): the key's block
+     * ends {@code duration} after this store's time, unless it ends later already. A paused key
+     * is restricted, kept apart from a flood of other keys, until the pause ends.
+     */
+    @Override
+    public void pause(String key, List<Tier> tiers, Duration duration) {
+        RateLimitStore.check(this, key, tiers, duration);
+        if (duration.isNegative() || duration.isZero()) {
+            return;
+        }
+        long millis = Durations.ceilMillis(duration);
+        long now = now();
+        KeyProbe probe = probes.get();
+        try {
+            KeyProbe lookup = probe.of("", key);
+            KeyState state = policy.getIfPresentQuietly(lookup);
+            if (state != null) {
+                boolean paused = false;
+                boolean reweigh = false;
+                boolean later = false;
+                state.lock();
+                try {
+                    if (!state.dead()) {
+                        long idleBefore = state.idleUntil();
+                        state.pause(now, millis);
+                        paused = true;
+                        reweigh = keepApartIfRestricted(state, true);
+                        later = toldIdleUntil(state.idleUntil()) > toldIdleUntil(idleBefore);
+                    }
+                } finally {
+                    state.unlock();
+                }
+                if (paused) {
+                    told(state, reweigh, later);
+                    return;
+                }
+            }
+            creating(lookup, now, tiers.get(0), created -> {
+                created.pause(now, millis);
+                keepApartIfRestricted(created, true);
+            });
+        } finally {
+            probe.release();
+        }
+    }
+
+    @Override
+    public CompletionStage<Void> pauseAsync(String key, List<Tier> tiers, Duration duration) {
+        return answered(() -> {
+            pause(key, tiers, duration);
+            return null;
+        });
+    }
+
+    /** Every tier: this store pauses keys of every algorithm. */
+    @Override
+    public boolean pauses(Tier tier) {
+        return true;
+    }
+
+    /**
+     * Recounts an admitted call at once, under the key's lock (see
+     * {@link RateLimitStore#recount}): the call is taken to have been admitted {@code ago} before
+     * this store's time. A key the store holds no state for has no call to recount. A sliding log
+     * looks for the call among its 1,024 newest calls, as a give-back does.
+     */
+    @Override
+    public void recount(String key, List<Tier> tiers, long cost, Duration ago) {
+        RateLimitStore.check(this, key, tiers, cost);
+        long agoMillis = Ago.millis(ago);
+        long now = now();
+        KeyProbe probe = probes.get();
+        try {
+            KeyProbe lookup = probe.of("", key);
+            // A state dropped while it is looked up is looked up again, a few times at most.
+            for (int tries = 0; tries < 4; tries++) {
+                KeyState state = policy.getIfPresentQuietly(lookup);
+                if (state == null || state.dead()) {
+                    state = rescued.get(lookup);
+                }
+                if (state == null) {
+                    return;
+                }
+                boolean recounted = false;
+                boolean later = false;
+                state.lock();
+                try {
+                    // A rescued state is dead until a decision takes it back, but still the key's.
+                    if (!state.dead() || rescued.get(state) == state) {
+                        long idleBefore = state.idleUntil();
+                        state.recount(now, now - agoMillis, tiers, cost);
+                        recounted = true;
+                        // A rescued state is kept until a decision takes it back, whatever its idle time.
+                        later = !state.dead() && toldIdleUntil(state.idleUntil()) > toldIdleUntil(idleBefore);
+                    }
+                } finally {
+                    state.unlock();
+                }
+                if (recounted) {
+                    told(state, false, later);
+                    return;
+                }
+            }
+        } finally {
+            probe.release();
+        }
+    }
+
+    @Override
+    public CompletionStage<Void> recountAsync(String key, List<Tier> tiers, long cost, Duration ago) {
+        return answered(() -> {
+            recount(key, tiers, cost, ago);
+            return null;
+        });
+    }
+
+    /** Every tier: this store recounts calls of every algorithm, though only a sliding log changes. */
+    @Override
+    public boolean recounts(Tier tier) {
+        return true;
+    }
+
+    /**
+     * Tells Caffeine of a held state changed under its lock: of its new weight, if it moved in or
+     * out of the restricted keys, or else of its later idle time, if it has one.
+     */
+    private void told(KeyState state, boolean reweigh, boolean later) {
+        if (reweigh) {
+            keys.asMap().compute(state, update);
+        } else if (later) {
+            expireLater(state);
+        }
     }
 
     /** Forgets every key; for tests, so that one test's counts never reach the next. */

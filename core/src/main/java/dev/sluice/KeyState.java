@@ -297,6 +297,53 @@ abstract sealed class KeyState {
         }
     }
 
+    /**
+     * Blocks the key for {@code millis} from now, unless it is blocked longer already (see
+     * {@link RateLimitStore#pause}), and keeps the key until the block ends. Counters stay as they
+     * are; the caller holds the lock.
+     *
+     * @param clockMillis the store's time
+     * @param millis      how long the key stays blocked, at least 1
+     */
+    final void pause(long clockMillis, long millis) {
+        long now = Math.max(clockMillis, latest);
+        if (now != latest) {
+            latest = now;
+        }
+        blockedUntil = Math.max(blockedUntil, now + millis);
+        forgetFullStates(now);
+    }
+
+    /**
+     * Counts a call of {@code cost} admitted at {@code admitted} as if it had been admitted now
+     * (see {@link RateLimitStore#recount}): each sliding log of {@code tiers} that has counted
+     * without a break since then moves the call's entry, the one a give-back would drop, to now,
+     * and the key is kept until that entry leaves. Other counters hold no call times and stay as
+     * they are; the caller holds the lock.
+     *
+     * @param clockMillis the store's time
+     * @param admitted    when the call was admitted, by the store's time
+     */
+    final void recount(long clockMillis, long admitted, List<Tier> tiers, long cost) {
+        // The log stays in order of time: its newest entry is never after the key's time.
+        long now = Math.max(clockMillis, latest);
+        boolean moved = false;
+        for (Tier tier : tiers) {
+            KeyState state = heldStateFor(tier);
+            if (state instanceof SlidingLog log && state.since <= admitted
+                    && log.recount(now, admitted, tier.windowMillis(), cost)) {
+                state.fullAt(now + state.resetMillis(now, tier.windowMillis(), tier.limit()));
+                moved = true;
+            }
+        }
+        if (moved) {
+            if (now != latest) {
+                latest = now;
+            }
+            forgetFullStates(now);
+        }
+    }
+
     /** The counters the key holds for {@code tier}, or none; the caller holds the lock. */
     private @Nullable KeyState heldStateFor(Tier tier) {
         if (counts(tier)) {
@@ -778,16 +825,7 @@ abstract sealed class KeyState {
 
         @Override
         void take(long now, long window, long limit, long cost) {
-            int newest = slot(size - 1);
-            if (size > 0 && times[newest] == now && costs[newest] == cost) {
-                permits[newest] += cost;
-            } else {
-                if (size == times.length) {
-                    grow();
-                }
-                set(slot(size), now, cost, cost);
-                size++;
-            }
+            append(now, cost);
             count += cost;
             // Each turn drops an entry or ends: at most as many turns as the log has entries.
             while (count > limit && size > 0) {
@@ -811,6 +849,20 @@ abstract sealed class KeyState {
                         prepend(times[head], callCost - part);
                     }
                 }
+            }
+        }
+
+        /** Adds a call as the newest entry, or to the newest entry if it has the same time and cost. */
+        private void append(long now, long cost) {
+            int newest = slot(size - 1);
+            if (size > 0 && times[newest] == now && costs[newest] == cost) {
+                permits[newest] += cost;
+            } else {
+                if (size == times.length) {
+                    grow();
+                }
+                set(slot(size), now, cost, cost);
+                size++;
             }
         }
 
@@ -881,22 +933,56 @@ abstract sealed class KeyState {
          */
         @Override
         void giveBack(long now, long admitted, long window, long limit, long cost) {
+            int index = find(now, admitted, window, cost);
+            if (index >= 0) {
+                takeOut(index, cost);
+                count -= cost;
+            }
+        }
+
+        /**
+         * Moves the call a give-back would drop to {@code now}, which is no earlier than any entry:
+         * out of its entry, which may hold other calls of its millisecond, into the newest.
+         *
+         * @return whether the call was found and moved
+         */
+        boolean recount(long now, long admitted, long window, long cost) {
+            int index = find(now, admitted, window, cost);
+            if (index < 0 || times[slot(index)] == now) {
+                return false;
+            }
+            takeOut(index, cost);
+            append(now, cost);
+            return true;
+        }
+
+        /**
+         * The index of the entry holding the newest call of {@code cost} admitted no later than
+         * {@code admitted} among the {@value #GIVE_BACK_SEARCH} newest calls that still count;
+         * -1 when there is none.
+         */
+        private int find(long now, long admitted, long window, long cost) {
             long seen = 0;
             for (int i = size - 1; i >= 0 && seen < GIVE_BACK_SEARCH; i--) {
                 int slot = slot(i);
                 if (times[slot] <= now - window) {
                     // This entry and every older one no longer count.
-                    return;
+                    return -1;
                 }
                 if (times[slot] <= admitted && costs[slot] == cost) {
-                    permits[slot] -= cost;
-                    count -= cost;
-                    if (permits[slot] == 0) {
-                        remove(i);
-                    }
-                    return;
+                    return i;
                 }
                 seen += permits[slot] / costs[slot];
+            }
+            return -1;
+        }
+
+        /** Takes one call of {@code cost} out of the entry at {@code index}, and the entry out if it is left empty. */
+        private void takeOut(int index, long cost) {
+            int slot = slot(index);
+            permits[slot] -= cost;
+            if (permits[slot] == 0) {
+                remove(index);
             }
         }
 

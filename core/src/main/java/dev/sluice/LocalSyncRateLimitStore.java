@@ -273,6 +273,24 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
         return supports(tier) && store.givesBack(tier);
     }
 
+    /**
+     * Recounts a call (see {@link RateLimitStore#recount}): nothing changes, as the window tiers
+     * this store holds keep no call times. Keys are not {@linkplain RateLimitStore#pause paused}
+     * here: a pause one instance took would reach the others only at their next sync, as a block
+     * would.
+     */
+    @Override
+    public void recount(String key, List<Tier> tiers, long cost, Duration ago) {
+        RateLimitStore.check(this, key, tiers, cost);
+        Objects.requireNonNull(ago, "ago");
+    }
+
+    /** The tiers this store holds: recounting changes none of them. */
+    @Override
+    public boolean recounts(Tier tier) {
+        return supports(tier);
+    }
+
     private void checkGiveBack(String key, List<Tier> tiers, long cost) {
         RateLimitStore.check(this, key, tiers, cost);
         for (Tier tier : tiers) {

@@ -49,6 +49,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.extension.TestWatcher;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The contract every {@link RateLimitStore} keeps: extend this class in a store's tests and
@@ -1730,6 +1731,531 @@ public abstract class RateLimitStoreContract {
                                     .tier(tier).build();
                             assertThat(limiter.givesBack()).isFalse();
                         }
+                    }));
+        }
+    }
+
+    // ---------------------------------------------------------------- pausing
+
+    /**
+     * {@link RateLimitStore#pause}: a paused key is rejected as a blocked one is, until the pause
+     * ends by the store's time; a pause never shortens a block or pause in place, and counts stay.
+     * A store that cannot pause says so with {@link RateLimitStore#pauses} and refuses; tests of
+     * what it cannot do are skipped.
+     */
+    @Nested
+    class Pause {
+
+        private void pause(Duration duration, Tier... tiers) {
+            store.pause(key, List.of(tiers), duration);
+        }
+
+        private void assumePauses(Tier tier) {
+            assumeSupported(tier);
+            assumeTrue(store.pauses(tier), () -> store.getClass().getSimpleName() + " does not pause " + tier);
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void aPausedKeyIsRejectedWithTheTimeLeftUntilThePauseEndsThenIsFresh(Algorithm algorithm) {
+            Tier tier = Tier.of(3, ofMinutes(1), algorithm);
+            assumePauses(tier);
+            clock.alignTo(ofMinutes(1));
+
+            pause(ofSeconds(90), tier);
+            assertThat(acquire(tier)).isEqualTo(rejected(tier, 0, 90_000, 90_000));
+            clock.advance(ofSeconds(30));
+            assertThat(acquire(tier)).isEqualTo(rejected(tier, 0, 60_000, 60_000));
+            clock.advance(ofSeconds(60).minusMillis(1));
+            assertThat(acquire(tier)).isEqualTo(rejected(tier, 0, 1, 1));
+            clock.advanceMillis(1);
+            assertThat(admitUntilRejected(tier)).as("once the pause ended, a fresh key's limit").isEqualTo(3);
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void countsStayAsTheyWere(Algorithm algorithm) {
+            Tier tier = Tier.of(3, ofHours(1), algorithm);
+            assumePauses(tier);
+            clock.alignTo(ofHours(1));
+            assertThat(acquire(2, tier).allowed()).isTrue();
+
+            pause(ofMinutes(10), tier);
+            clock.advance(ofMinutes(10).minusMillis(1));
+            assertThat(acquire(tier).allowed()).as("paused").isFalse();
+            clock.advanceMillis(1);
+            // A bucket refilled half a token meanwhile: 1.5 tokens, of which the call takes one.
+            assertThat(acquire(tier)).extracting(Decision::allowed, Decision::remaining).containsExactly(true, 0L);
+            assertThat(acquire(tier).allowed()).as("the two calls before the pause still count").isFalse();
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void aShorterPauseDoesNotShortenALongerOneAndALongerOneExtendsIt(Algorithm algorithm) {
+            Tier tier = Tier.of(3, ofMinutes(1), algorithm);
+            assumePauses(tier);
+
+            pause(ofMinutes(10), tier);
+            clock.advance(ofMinutes(1));
+            pause(ofMinutes(1), tier);
+            clock.advance(ofMinutes(2));
+            assertThat(acquire(tier).retryAfter()).isEqualTo(ofMinutes(7));
+
+            pause(ofMinutes(20), tier);
+            assertThat(acquire(tier).retryAfter()).isEqualTo(ofMinutes(20));
+            clock.advance(ofMinutes(20));
+            assertThat(acquire(tier).allowed()).isTrue();
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void aPauseDoesNotShortenABlock(Algorithm algorithm) {
+            Tier tier = Tier.of(1, ofMinutes(1), algorithm).withBlockFor(ofMinutes(15));
+            assumePauses(tier);
+            clock.alignTo(ofMinutes(1));
+            assertThat(admitUntilRejected(tier)).isEqualTo(1);
+
+            pause(ofMinutes(1), tier);
+            clock.advance(ofMinutes(2));
+            assertThat(acquire(tier)).isEqualTo(rejected(tier, 0, ofMinutes(13).toMillis(), ofMinutes(13).toMillis()));
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void aPauseCoversEveryTierPausedWhicheverTiersACallBrings(Algorithm algorithm) {
+            Tier perSecond = Tier.of(5, ofSeconds(1), algorithm);
+            Tier perHour = Tier.of(100, ofHours(1), algorithm);
+            assumePauses(perSecond);
+            assumePauses(perHour);
+
+            pause(ofSeconds(30), perSecond, perHour);
+            assertThat(acquire(perSecond, perHour).retryAfter()).isEqualTo(ofSeconds(30));
+            assertThat(acquire(perHour)).isEqualTo(rejected(perHour, 0, 30_000, 30_000));
+            assertThat(acquire(perSecond)).isEqualTo(rejected(perSecond, 0, 30_000, 30_000));
+        }
+
+        @Test
+        void aPausedKeyIsNotReserved() {
+            Tier tier = Tier.of(10, ofSeconds(10), TOKEN_BUCKET);
+            assumePauses(tier);
+            assumeTrue(store.reserves(tier), () -> store.getClass().getSimpleName() + " does not reserve " + tier);
+
+            pause(ofSeconds(5), tier);
+            Reservation reservation = store.reserve(key, List.of(tier), 1, ofSeconds(10));
+            assertThat(reservation.decision()).isEqualTo(rejected(tier, 0, 5_000, 5_000));
+            assertThat(reservation.delay()).isZero();
+        }
+
+        @ParameterizedTest
+        @ValueSource(longs = {0, -1, -60_000})
+        void aPauseOfNoTimeChangesNothing(long millis) {
+            Algorithm algorithm = store.supportedAlgorithms().iterator().next();
+            Tier tier = Tier.of(3, ofMinutes(1), algorithm);
+            assumePauses(tier);
+            clock.alignTo(ofMinutes(1));
+            assertThat(acquire(tier).allowed()).isTrue();
+
+            pause(ofMillis(millis), tier);
+            assertThat(admitUntilRejected(tier)).isEqualTo(2);
+        }
+
+        @Test
+        void aPartOfAMillisecondPausesForAWholeOne() {
+            Algorithm algorithm = store.supportedAlgorithms().iterator().next();
+            Tier tier = Tier.of(3, ofMinutes(1), algorithm);
+            assumePauses(tier);
+
+            pause(Duration.ofNanos(1), tier);
+            assertThat(acquire(tier)).isEqualTo(rejected(tier, 0, 1, 1));
+            clock.advanceMillis(1);
+            assertThat(acquire(tier).allowed()).isTrue();
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void otherKeysAreNotPaused(Algorithm algorithm) {
+            Tier tier = Tier.of(3, ofMinutes(1), algorithm);
+            assumePauses(tier);
+
+            pause(ofMinutes(1), tier);
+            assertThat(store.tryAcquire(key + ":other", List.of(tier), 1).allowed()).isTrue();
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void aResetEndsAPause(Algorithm algorithm) {
+            Tier tier = Tier.of(3, ofMinutes(1), algorithm);
+            assumePauses(tier);
+
+            pause(ofMinutes(1), tier);
+            store.reset(key, List.of(tier));
+            assertThat(acquire(tier).allowed()).isTrue();
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void pausesAsynchronouslyAsItPausesSynchronously(Algorithm algorithm) {
+            Tier tier = Tier.of(3, ofMinutes(1), algorithm);
+            assumePauses(tier);
+
+            store.pauseAsync(key, List.of(tier), ofSeconds(20)).toCompletableFuture().join();
+            assertThat(acquire(tier)).isEqualTo(rejected(tier, 0, 20_000, 20_000));
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void aLimiterPausesAKeyUnderItsPlan(Algorithm algorithm) {
+            Tier tier = Tier.of(3, ofMinutes(1), algorithm);
+            Tier gold = Tier.of(30, ofMinutes(1), algorithm);
+            assumePauses(tier);
+            RateLimiter limiter = RateLimiter.builder().name("partner").store(store).clock(clock).tier(tier)
+                    .plan("gold", List.of(gold)).build();
+            assertThat(limiter.pauses()).isTrue();
+
+            limiter.pause(key, "gold", ofSeconds(30));
+            assertThat(limiter.tryAcquire(key, 1, "gold")).isEqualTo(rejected(gold, 0, 30_000, 30_000));
+            limiter.pauseAsync(key, "gold", ofSeconds(40)).toCompletableFuture().join();
+            assertThat(limiter.tryAcquire(key, 1, "gold").retryAfter()).isEqualTo(ofSeconds(40));
+        }
+
+        @Test
+        void aMalformedPauseIsRefused() {
+            Algorithm algorithm = store.supportedAlgorithms().iterator().next();
+            Tier tier = Tier.of(2, ofMinutes(1), algorithm);
+            assumePauses(tier);
+            Tier sharing = Tier.of(5, ofMinutes(1), algorithm);
+
+            assertThatThrownBy(() -> store.pause(key, List.of(), ofSeconds(1)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tier");
+            assertThatThrownBy(() -> store.pause(key, List.of(tier, sharing), ofSeconds(1)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("share");
+            assertThatThrownBy(() -> store.pause(key, List.of(tier), null))
+                    .isInstanceOf(NullPointerException.class).hasMessageContaining("duration");
+            assertThatThrownBy(() -> store.pause(key, List.of(tier), ofMillis((1L << 52) + 1)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("2^52");
+            assertThatThrownBy(() -> store.pauseAsync(key, List.of(), ofSeconds(1)).toCompletableFuture().join())
+                    .isInstanceOf(CompletionException.class).hasCauseInstanceOf(IllegalArgumentException.class);
+        }
+
+        /** A long pause is the caller's to cap: the store holds it. */
+        @Test
+        void aPauseOfAYearHolds() {
+            Algorithm algorithm = store.supportedAlgorithms().iterator().next();
+            Tier tier = Tier.of(2, ofMinutes(1), algorithm);
+            assumePauses(tier);
+
+            pause(ofDays(365), tier);
+            clock.advance(ofDays(364));
+            assertThat(acquire(tier).retryAfter()).isEqualTo(ofDays(1));
+        }
+
+        /** Whether a store pauses each tier it supports is what it does: it pauses or it refuses. */
+        @TestFactory
+        Stream<DynamicTest> aStorePausesTheTiersItSaysItDoesAndRefusesTheOthers() {
+            return Stream.of(Algorithm.values())
+                    .map(algorithm -> Tier.of(5, ofMinutes(1), algorithm))
+                    .filter(tier -> store.supports(tier))
+                    .map(tier -> DynamicTest.dynamicTest(tier.toString(), () -> {
+                        String paused = key + ":" + tier.algorithm();
+                        if (store.pauses(tier)) {
+                            store.pause(paused, List.of(tier), ofSeconds(1));
+                            store.pauseAsync(paused, List.of(tier), ofSeconds(1)).toCompletableFuture().join();
+                            assertThat(store.tryAcquire(paused, List.of(tier), 1).allowed()).isFalse();
+                        } else {
+                            assertThatThrownBy(() -> store.pause(paused, List.of(tier), ofSeconds(1)))
+                                    .isInstanceOf(UnsupportedOperationException.class);
+                            assertThatThrownBy(() -> store.pauseAsync(paused, List.of(tier), ofSeconds(1))
+                                    .toCompletableFuture().join()).isInstanceOf(CompletionException.class)
+                                    .hasCauseInstanceOf(UnsupportedOperationException.class);
+                            RateLimiter limiter = RateLimiter.builder().name("partner").store(store).clock(clock)
+                                    .tier(tier).build();
+                            assertThat(limiter.pauses()).isFalse();
+                            assertThat(store.tryAcquire(paused, List.of(tier), 1).allowed()).isTrue();
+                        }
+                    }));
+        }
+    }
+
+    // ---------------------------------------------------------------- recounting
+
+    /**
+     * {@link RateLimitStore#recount}: a sliding log moves the entry of the call, the one a
+     * give-back would drop, to now; other algorithms keep their counters. A store that cannot
+     * recount says so with {@link RateLimitStore#recounts} and refuses; tests of what it cannot do
+     * are skipped.
+     */
+    @Nested
+    class Recount {
+
+        private void recount(long cost, Duration ago, Tier... tiers) {
+            store.recount(key, List.of(tiers), cost, ago);
+        }
+
+        private void assumeRecounts(Tier tier) {
+            assumeSupported(tier);
+            assumeTrue(store.recounts(tier), () -> store.getClass().getSimpleName() + " does not recount " + tier);
+        }
+
+        @Test
+        @DisplayName("3 per second: a call at 0 and 2 at 100 ms; the first recounted at 400 ms leaves at 1,400 ms")
+        void aSlidingLogCountsTheCallAgainFromNow() {
+            Tier tier = Tier.of(3, ofSeconds(1), SLIDING_LOG);
+            assumeRecounts(tier);
+            Instant start = clock.instant();
+            assertThat(acquire(tier).allowed()).isTrue();
+            clock.advanceMillis(100);
+            assertThat(acquire(2, tier).allowed()).isTrue();
+            clock.set(start.plusMillis(400));
+
+            recount(1, ofMillis(400), tier);
+            clock.set(start.plusMillis(1_000));
+            assertThat(acquire(tier)).as("the first call counts from 400 ms now, no longer from 0")
+                    .isEqualTo(rejected(tier, 0, 400, 100));
+            clock.set(start.plusMillis(1_100));
+            assertThat(acquire(2, tier)).isEqualTo(admitted(tier, 0, 1_000));
+            assertThat(acquire(tier)).isEqualTo(rejected(tier, 0, 1_000, 300));
+            clock.set(start.plusMillis(1_399));
+            assertThat(acquire(tier)).isEqualTo(rejected(tier, 0, 701, 1));
+            clock.set(start.plusMillis(1_400));
+            assertThat(acquire(tier)).isEqualTo(admitted(tier, 0, 1_000));
+        }
+
+        @Test
+        void aSlidingLogMovesTheNewestEntryOfTheCallsCostAdmittedNoLaterThanTheCall() {
+            Tier tier = Tier.of(6, ofSeconds(1), SLIDING_LOG);
+            assumeRecounts(tier);
+            Instant start = clock.instant();
+            assertThat(acquire(2, tier).allowed()).isTrue();
+            clock.advanceMillis(50);
+            assertThat(acquire(2, tier).allowed()).isTrue();
+            clock.advanceMillis(150);
+            assertThat(acquire(1, tier).allowed()).isTrue();
+            clock.advanceMillis(50);
+            assertThat(acquire(1, tier).allowed()).isTrue();
+            clock.advanceMillis(50);
+
+            // A call of 2 admitted 100 ms ago or earlier: the entry 50 ms in, not the first.
+            recount(2, ofMillis(100), tier);
+            clock.set(start.plusMillis(1_000));
+            assertThat(acquire(2, tier)).as("the first entry left the window").isEqualTo(admitted(tier, 0, 1_000));
+            clock.set(start.plusMillis(1_250));
+            assertThat(acquire(2, tier)).as("the calls of 1 left, the one moved to 300 ms did not")
+                    .isEqualTo(admitted(tier, 0, 1_000));
+            clock.set(start.plusMillis(1_300));
+            assertThat(acquire(2, tier)).isEqualTo(admitted(tier, 0, 1_000));
+        }
+
+        @Test
+        @DisplayName("3 per second, 3 calls in one millisecond: one of them recounted, two leave a window later")
+        void aSlidingLogMovesOneCallOfSeveralInOneMillisecond() {
+            Tier tier = Tier.of(3, ofSeconds(1), SLIDING_LOG);
+            assumeRecounts(tier);
+            Instant start = clock.instant();
+            assertThat(admitUntilRejected(tier)).isEqualTo(3);
+            clock.advanceMillis(400);
+
+            recount(1, ofMillis(400), tier);
+            clock.set(start.plusMillis(1_000));
+            assertThat(admitUntilRejected(tier)).isEqualTo(2);
+            clock.set(start.plusMillis(1_400));
+            assertThat(admitUntilRejected(tier)).isEqualTo(1);
+        }
+
+        @Test
+        void aSlidingLogMovesNoEntryAdmittedAfterTheCall() {
+            Tier tier = Tier.of(3, ofSeconds(1), SLIDING_LOG);
+            assumeRecounts(tier);
+            Instant start = clock.instant();
+            assertThat(acquire(tier).allowed()).isTrue();
+            clock.advanceMillis(100);
+            assertThat(acquire(2, tier).allowed()).isTrue();
+            clock.advanceMillis(100);
+
+            // Admitted 150 ms ago or earlier: the entry of 2, 100 ms ago, is another call's.
+            recount(2, ofMillis(150), tier);
+            clock.set(start.plusMillis(1_100));
+            assertThat(admitUntilRejected(tier)).isEqualTo(3);
+        }
+
+        @Test
+        void aCallNoLongerInTheLogIsNotRecounted() {
+            Tier tier = Tier.of(3, ofSeconds(1), SLIDING_LOG);
+            assumeRecounts(tier);
+            assertThat(acquire(tier).allowed()).isTrue();
+            clock.advanceMillis(1_000);
+
+            recount(1, ofMillis(1_000), tier);
+            assertThat(admitUntilRejected(tier)).as("the call left the window before").isEqualTo(3);
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void aCallOfAKeyResetSinceIsNotRecounted(Algorithm algorithm) {
+            Tier tier = Tier.of(3, ofSeconds(1), algorithm);
+            assumeRecounts(tier);
+            clock.alignTo(ofSeconds(1));
+            assertThat(acquire(tier).allowed()).isTrue();
+            clock.advanceMillis(1);
+            store.reset(key, List.of(tier));
+
+            recount(1, ofMillis(1), tier);
+            assertThat(admitUntilRejected(tier)).isEqualTo(3);
+        }
+
+        @ParameterizedTest
+        @EnumSource(Algorithm.class)
+        void aKeyNeverSeenHasNothingToRecount(Algorithm algorithm) {
+            Tier tier = Tier.of(3, ofMinutes(1), algorithm);
+            assumeRecounts(tier);
+
+            recount(3, ofSeconds(1), tier);
+            assertThat(admitUntilRejected(tier)).isEqualTo(3);
+        }
+
+        /**
+         * Two keys with the same calls, one of them recounted: fixed windows, sliding windows and
+         * token buckets decide both alike, alone or beside a sliding log.
+         */
+        @ParameterizedTest
+        @EnumSource(value = Algorithm.class, names = {"FIXED_WINDOW", "SLIDING_WINDOW", "TOKEN_BUCKET"})
+        void countersWithoutCallTimesStayAsTheyWere(Algorithm algorithm) {
+            Tier tier = Tier.of(4, ofSeconds(1), algorithm);
+            Tier log = Tier.of(10, ofSeconds(3), SLIDING_LOG);
+            assumeRecounts(tier);
+            List<List<Tier>> mixes = store.recounts(log) && store.supports(log)
+                    ? List.of(List.of(tier), List.of(tier, log)) : List.of(List.of(tier));
+            clock.alignTo(ofSeconds(1));
+            clock.advanceMillis(600);
+            for (List<Tier> tiers : mixes) {
+                String recounted = key + ":" + tiers.size();
+                String untouched = recounted + ":untouched";
+                for (String each : List.of(recounted, untouched)) {
+                    assertThat(store.tryAcquire(each, tiers, 2).allowed()).isTrue();
+                    assertThat(store.tryAcquire(each, tiers, 1).allowed()).isTrue();
+                }
+            }
+            clock.advanceMillis(300);
+
+            for (List<Tier> tiers : mixes) {
+                store.recount(key + ":" + tiers.size(), tiers, 2, ofMillis(300));
+            }
+            for (int step = 0; step < 6; step++) {
+                for (List<Tier> tiers : mixes) {
+                    String recounted = key + ":" + tiers.size();
+                    Decision expected = store.tryAcquire(recounted + ":untouched", List.of(tier), 1);
+                    assertThat(store.tryAcquire(recounted, List.of(tier), 1)).as("step %d, %s", step, tiers)
+                            .isEqualTo(expected);
+                }
+                clock.advanceMillis(250);
+            }
+        }
+
+        @Test
+        void aNegativeAgoIsTakenAsZero() {
+            Tier tier = Tier.of(3, ofSeconds(1), SLIDING_LOG);
+            assumeRecounts(tier);
+            Instant start = clock.instant();
+            assertThat(acquire(tier).allowed()).isTrue();
+            clock.advanceMillis(100);
+            assertThat(acquire(2, tier).allowed()).isTrue();
+            clock.advanceMillis(100);
+
+            // The newest call of 1 admitted no later than now: the first, moved to 200 ms.
+            recount(1, ofMinutes(-5), tier);
+            clock.set(start.plusMillis(1_100));
+            assertThat(acquire(3, tier)).as("the first call counts from 200 ms").isEqualTo(rejected(tier, 2, 100, 100));
+            clock.set(start.plusMillis(1_200));
+            assertThat(admitUntilRejected(tier)).isEqualTo(3);
+        }
+
+        @Test
+        void aCallRecountedInTheMillisecondItWasAdmittedStaysAsItIs() {
+            Tier tier = Tier.of(2, ofSeconds(1), SLIDING_LOG);
+            assumeRecounts(tier);
+            assertThat(acquire(tier).allowed()).isTrue();
+
+            recount(1, Duration.ZERO, tier);
+            assertThat(acquire(tier)).isEqualTo(admitted(tier, 0, 1_000));
+            clock.advanceMillis(1_000);
+            assertThat(admitUntilRejected(tier)).isEqualTo(2);
+        }
+
+        @Test
+        void recountsAsynchronouslyAsItRecountsSynchronously() {
+            Tier tier = Tier.of(1, ofSeconds(1), SLIDING_LOG);
+            assumeRecounts(tier);
+            assertThat(acquire(tier).allowed()).isTrue();
+            clock.advanceMillis(500);
+
+            store.recountAsync(key, List.of(tier), 1, ofMillis(500)).toCompletableFuture().join();
+            clock.advanceMillis(500);
+            assertThat(acquire(tier)).isEqualTo(rejected(tier, 0, 500, 500));
+        }
+
+        @Test
+        void aLimiterRecountsACallItAdmitted() {
+            Tier tier = Tier.of(1, ofSeconds(1), SLIDING_LOG);
+            assumeRecounts(tier);
+            RateLimiter limiter = RateLimiter.builder().name("partner").store(store).clock(clock).tier(tier).build();
+            assertThat(limiter.recounts()).isTrue();
+            Instant sentAt = clock.instant();
+            assertThat(limiter.tryAcquire(key).allowed()).isTrue();
+            clock.advanceMillis(300);
+
+            limiter.recount(key, 1, null, sentAt);
+            clock.advanceMillis(100);
+            limiter.recountAsync(key, 1, null, sentAt.plusMillis(300)).toCompletableFuture().join();
+            clock.advanceMillis(600);
+            assertThat(limiter.tryAcquire(key)).as("the call counts from 400 ms")
+                    .isEqualTo(rejected(tier, 0, 400, 400));
+        }
+
+        @Test
+        void aMalformedRecountIsRefused() {
+            Algorithm algorithm = store.supportedAlgorithms().iterator().next();
+            Tier tier = Tier.of(2, ofMinutes(1), algorithm);
+            assumeRecounts(tier);
+            Tier sharing = Tier.of(5, ofMinutes(1), algorithm);
+
+            assertThatThrownBy(() -> store.recount(key, List.of(), 1, Duration.ZERO))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tier");
+            assertThatThrownBy(() -> store.recount(key, List.of(tier, sharing), 1, Duration.ZERO))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("share");
+            assertThatThrownBy(() -> store.recount(key, List.of(tier), 0, Duration.ZERO))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("cost");
+            assertThatThrownBy(() -> store.recount(key, List.of(tier), 3, Duration.ZERO))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("never be admitted");
+            assertThatThrownBy(() -> store.recount(key, List.of(tier), 1, null))
+                    .isInstanceOf(NullPointerException.class).hasMessageContaining("ago");
+            assertThatThrownBy(() -> store.recountAsync(key, List.of(tier), 3, Duration.ZERO).toCompletableFuture()
+                    .join()).isInstanceOf(CompletionException.class).hasCauseInstanceOf(IllegalArgumentException.class);
+        }
+
+        /** Whether a store recounts each tier it supports is what it does: it recounts or it refuses. */
+        @TestFactory
+        Stream<DynamicTest> aStoreRecountsTheTiersItSaysItDoesAndRefusesTheOthers() {
+            return Stream.of(Algorithm.values())
+                    .map(algorithm -> Tier.of(5, ofMinutes(1), algorithm))
+                    .filter(tier -> store.supports(tier))
+                    .map(tier -> DynamicTest.dynamicTest(tier.toString(), () -> {
+                        String recounted = key + ":" + tier.algorithm();
+                        assertThat(store.tryAcquire(recounted, List.of(tier), 1).allowed()).isTrue();
+                        if (store.recounts(tier)) {
+                            store.recount(recounted, List.of(tier), 1, Duration.ZERO);
+                            store.recountAsync(recounted, List.of(tier), 1, Duration.ZERO).toCompletableFuture()
+                                    .join();
+                        } else {
+                            assertThatThrownBy(() -> store.recount(recounted, List.of(tier), 1, Duration.ZERO))
+                                    .isInstanceOf(UnsupportedOperationException.class);
+                            assertThatThrownBy(() -> store.recountAsync(recounted, List.of(tier), 1, Duration.ZERO)
+                                    .toCompletableFuture().join()).isInstanceOf(CompletionException.class)
+                                    .hasCauseInstanceOf(UnsupportedOperationException.class);
+                            RateLimiter limiter = RateLimiter.builder().name("partner").store(store).clock(clock)
+                                    .tier(tier).build();
+                            assertThat(limiter.recounts()).isFalse();
+                        }
+                        assertThat(store.tryAcquire(recounted, List.of(tier), 4).allowed()).as("nothing else changed")
+                                .isTrue();
                     }));
         }
     }

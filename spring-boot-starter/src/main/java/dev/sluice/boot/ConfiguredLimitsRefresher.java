@@ -3,6 +3,7 @@ package dev.sluice.boot;
 import dev.sluice.RateLimiter;
 import dev.sluice.RateLimiterRegistry;
 import dev.sluice.Tier;
+import dev.sluice.annotation.Algorithm;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -10,12 +11,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.core.env.Environment;
 
 /**
  * Applies the limits configuration has now to the limiters of the registry, counts kept: the
- * tiers of {@code sluice.limits.<name>} and of {@code sluice.http.rules}, and the plans of
+ * tiers of {@code sluice.limits.<name>}, {@code sluice.http.rules} and {@code sluice.client.rules}, and the plans of
  * {@code sluice.limits.<name>.plans}. Run when Spring Cloud refreshes the environment.
  *
  * <p>What changes live: tiers and plans of limiters that exist. What needs a restart: new or
@@ -50,12 +52,13 @@ final class ConfiguredLimitsRefresher {
             PropertiesLimitOverrides overrides = new PropertiesLimitOverrides(now.getLimits());
             List<SluiceProperties.Rule> rules = now.getHttp().getRules();
             for (int i = 0; i < rules.size(); i++) {
-                SluiceProperties.Rule rule = rules.get(i);
-                Optional<RateLimiter> limiter = rule.getName() == null ? Optional.empty() : registry.find(rule.getName());
-                if (limiter.isPresent() && !rule.getTiers().isEmpty()) {
-                    tiers.put(limiter.get(), PropertiesLimitOverrides.tiers("sluice.http.rules[" + i + "].tiers",
-                            rule.getTiers()));
-                }
+                ruleTiers("sluice.http.rules[" + i + "]", rules.get(i).getName(), rules.get(i).getTiers(),
+                        Algorithm.SLIDING_WINDOW, tiers);
+            }
+            List<SluiceProperties.ClientRule> clientRules = now.getClient().getRules();
+            for (int i = 0; i < clientRules.size(); i++) {
+                ruleTiers("sluice.client.rules[" + i + "]", clientRules.get(i).getName(), clientRules.get(i).getTiers(),
+                        Algorithm.SLIDING_LOG, tiers);
             }
             named = new LinkedHashSet<>(configured);
             named.addAll(now.getLimits().keySet());
@@ -77,6 +80,15 @@ final class ConfiguredLimitsRefresher {
         plans.forEach((limiter, configuredPlans) -> apply(limiter, () -> limiter.changePlans(configuredPlans), changed));
         if (!changed.isEmpty()) {
             LOGGER.log(System.Logger.Level.INFO, "Limits refreshed from configuration: " + changed);
+        }
+    }
+
+    /** The tiers a configured rule has now, if its limiter exists and it has tiers. */
+    private void ruleTiers(String property, @Nullable String name, List<SluiceProperties.TierProperties> configured,
+                           Algorithm algorithm, Map<RateLimiter, List<Tier>> tiers) {
+        Optional<RateLimiter> limiter = name == null ? Optional.empty() : registry.find(name);
+        if (limiter.isPresent() && !configured.isEmpty()) {
+            tiers.put(limiter.get(), PropertiesLimitOverrides.tiers(property + ".tiers", configured, algorithm));
         }
     }
 

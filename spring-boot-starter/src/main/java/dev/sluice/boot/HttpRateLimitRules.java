@@ -14,6 +14,7 @@ import dev.sluice.aop.RateLimitVariables;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -25,20 +26,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.expression.BeanResolver;
-import org.springframework.expression.ParseException;
-import org.springframework.expression.spel.SpelEvaluationException;
-import org.springframework.expression.spel.SpelMessage;
-import org.springframework.expression.spel.SpelNode;
-import org.springframework.expression.spel.ast.ConstructorReference;
-import org.springframework.expression.spel.ast.TypeReference;
 import org.springframework.expression.spel.standard.SpelExpression;
-import org.springframework.expression.spel.standard.SpelExpressionParser;
-import org.springframework.expression.spel.support.DataBindingMethodResolver;
-import org.springframework.expression.spel.support.DataBindingPropertyAccessor;
 import org.springframework.expression.spel.support.StandardEvaluationContext;
-import org.springframework.expression.spel.support.StandardTypeConverter;
 import org.springframework.http.server.PathContainer;
-import org.springframework.util.ObjectUtils;
 import org.springframework.web.util.pattern.PathPattern;
 import org.springframework.web.util.pattern.PathPatternParser;
 import org.springframework.web.util.pattern.PatternParseException;
@@ -55,11 +45,8 @@ import org.springframework.web.util.pattern.PatternParseException;
  * without their matrix parameters ({@code ;jsessionid=...}), as Spring's handler mappings match
  * it; a rule for {@code GET} covers {@code HEAD} too, which Spring routes to {@code GET} handlers.
  *
- * <p>The expressions come from configuration, not from code, so they get no more power than they
- * need: they read properties and call public instance methods of {@code #ip}, {@code #request},
- * {@code #path} and beans ({@code @name}), but name no type ({@code T(...)}), construct nothing
- * ({@code new ...}), and reach neither {@code getClass()} nor class loaders. An expression with
- * {@code T(...)} or {@code new} fails start-up, naming its rule.
+ * <p>The expressions read {@code #ip}, {@code #request}, {@code #path} and beans, with no more
+ * power than that ({@link RuleExpressions}).
  *
  * <p>A rule's {@code condition} is asked first: a request for which it is {@code false} is
  * neither limited nor counted by the rule. A condition that fails, or gives anything but
@@ -81,18 +68,11 @@ final class HttpRateLimitRules {
 
     private static final System.Logger LOGGER = System.getLogger(HttpRateLimitRules.class.getName());
 
-    /** The variables a rule's expressions may use. */
-    private static final Set<String> VARIABLES = Set.of("ip", "request", "path");
-
     private final List<Rule> rules;
     private final KeyErrorPolicy onKeyError;
     private final RateLimiterRegistry registry;
     private final PathPatternParser paths;
-    /**
-     * What the expressions may use, built once: each request's context takes these delegates,
-     * and with them the caches of the property accessor and method resolver.
-     */
-    private final StandardEvaluationContext delegates;
+    private final RuleExpressions expressions;
     /** The rules whose failed give-backs were logged: each is logged once, as a warning. */
     private final Set<String> warnedGiveBacks = ConcurrentHashMap.newKeySet();
 
@@ -106,7 +86,8 @@ final class HttpRateLimitRules {
         this.registry = registry;
         this.onKeyError = onKeyError;
         this.paths = paths;
-        this.delegates = delegates(beans);
+        this.expressions = new RuleExpressions(Set.of("ip", "request", "path"), "#ip (the client address), #request"
+                + " (the request) or #path (the path's variables: #path['orgId'])", beans);
         List<Rule> parsed = new ArrayList<>();
         Set<String> names = new HashSet<>();
         for (int i = 0; i < configured.size(); i++) {
@@ -200,9 +181,9 @@ final class HttpRateLimitRules {
                     + " sluice.limits." + name + " may give the rule's plans.", null);
         }
         List<Tier> tiers = PropertiesLimitOverrides.tiers(property + ".tiers", rule.getTiers());
-        SpelExpression condition = expression(property + ".condition", name, rule.getCondition());
-        SpelExpression key = expression(property + ".key", name, rule.getKey());
-        SpelExpression plan = expression(property + ".plan", name, rule.getPlan());
+        SpelExpression condition = expressions.parse(property + ".condition", name, rule.getCondition());
+        SpelExpression key = expressions.parse(property + ".key", name, rule.getKey());
+        SpelExpression plan = expressions.parse(property + ".plan", name, rule.getPlan());
         CountOn countOn = countOn(property + ".count-on", name, rule.getCountOn());
         RateLimiter limiter;
         try {
@@ -255,67 +236,6 @@ final class HttpRateLimitRules {
         return codes.isEmpty() && classes.isEmpty() ? null : new CountOn(Set.copyOf(codes), Set.copyOf(classes));
     }
 
-    private static @Nullable SpelExpression expression(String property, String name, String text) {
-        if (text.isBlank()) {
-            return null;
-        }
-        SpelExpression expression;
-        try {
-            expression = (SpelExpression) new SpelExpressionParser().parseExpression(text);
-        } catch (ParseException e) {
-            throw new SluiceConfigurationException(property + " (" + name + ") '" + text + "' is not a valid SpEL"
-                    + " expression: " + e.getMessage(), "Correct the expression.", e);
-        }
-        String refused = refusedConstruct(expression.getAST());
-        if (refused != null) {
-            throw new SluiceConfigurationException(property + " (" + name + ") '" + text + "' uses " + refused
-                    + ", which a rule's expression may not", "A rule's expressions may read #ip, #request and #path"
-                    + " and call beans (@name); put anything else in a bean's method.", null);
-        }
-        for (String variable : RateLimitVariables.referencedBy(expression)) {
-            if (!VARIABLES.contains(variable)) {
-                throw new SluiceConfigurationException(property + " (" + name + ") '" + text + "' refers to #"
-                        + variable + ", which a rule does not have", "Use #ip (the client address), #request (the"
-                        + " request) or #path (the path's variables: #path['orgId']).", null);
-            }
-        }
-        return expression;
-    }
-
-    /** {@code T(...)} or {@code new ...} somewhere in an expression, as written; {@code null} if neither. */
-    private static @Nullable String refusedConstruct(SpelNode node) {
-        if (node instanceof TypeReference || node instanceof ConstructorReference) {
-            return node.toStringAST();
-        }
-        for (int i = 0; i < node.getChildCount(); i++) {
-            String refused = refusedConstruct(node.getChild(i));
-            if (refused != null) {
-                return refused;
-            }
-        }
-        return null;
-    }
-
-    /**
-     * Read-only properties and public instance methods, except those declared by {@code Object}
-     * or {@code Class} and any of a class loader; no types, no constructors; beans.
-     */
-    private static StandardEvaluationContext delegates(@Nullable BeanResolver beans) {
-        StandardEvaluationContext delegates = new StandardEvaluationContext();
-        delegates.setPropertyAccessors(List.of(DataBindingPropertyAccessor.forReadOnlyAccess()));
-        delegates.setMethodResolvers(List.of(DataBindingMethodResolver.forInstanceMethodInvocation()));
-        delegates.setConstructorResolvers(List.of());
-        delegates.setIndexAccessors(List.of());
-        delegates.setTypeConverter(new StandardTypeConverter());
-        delegates.setTypeLocator(type -> {
-            throw new SpelEvaluationException(SpelMessage.TYPE_NOT_FOUND, type);
-        });
-        if (beans != null) {
-            delegates.setBeanResolver(beans);
-        }
-        return delegates;
-    }
-
     /** The rules matching a request's method and path within the application, in their order. */
     List<Rule> matching(String method, PathContainer path) {
         List<Rule> matched = null;
@@ -346,18 +266,19 @@ final class HttpRateLimitRules {
     @Nullable Call call(Rule rule, PathContainer path, Supplier<@Nullable String> ip, Object request) {
         StandardEvaluationContext context = null;
         if (rule.condition != null || rule.key != null || rule.plan != null) {
-            context = new StandardEvaluationContext();
-            delegates.applyDelegatesTo(context);
+            Map<String, @Nullable Object> values = new HashMap<>();
             // Resolving the client address reads forwarding headers: only when an expression wants it.
-            context.setVariable("ip", rule.usesIp ? ip.get() : null);
-            context.setVariable("request", request);
-            context.setVariable("path", variables(rule, path));
+            values.put("ip", rule.usesIp ? ip.get() : null);
+            values.put("request", request);
+            values.put("path", variables(rule, path));
+            context = expressions.context(values);
         }
         try {
-            if (rule.condition != null && !condition(rule, rule.condition, context)) {
+            if (rule.condition != null && !RuleExpressions.condition(rule.name, rule.condition, context)) {
                 return null;
             }
-            return new Call(value(rule, "key", rule.key, context, ""), value(rule, "plan", rule.plan, context, null));
+            return new Call(RuleExpressions.value(rule.name, "key", rule.key, context, ""),
+                    RuleExpressions.value(rule.name, "plan", rule.plan, context, null));
         } catch (RateLimitKeyException error) {
             for (RateLimitListener listener : registry.listeners()) {
                 listener.onKeyError(rule.limiter, error);
@@ -430,44 +351,4 @@ final class HttpRateLimitRules {
         return match == null ? Map.of() : match.getUriVariables();
     }
 
-    private static boolean condition(Rule rule, SpelExpression condition, @Nullable StandardEvaluationContext context) {
-        Object value;
-        try {
-            value = condition.getValue(context);
-        } catch (RuntimeException e) {
-            throw failed(rule, "condition expression '" + condition.getExpressionString() + "' failed: "
-                    + e.getMessage(), e);
-        }
-        if (value instanceof Boolean decided) {
-            return decided;
-        }
-        // The type only: the value may be the client's address or another part of the request.
-        throw failed(rule, "condition expression '" + condition.getExpressionString() + "' evaluated to "
-                + (value == null ? "null" : "a " + value.getClass().getSimpleName()) + ", not true or false", null);
-    }
-
-    private static @Nullable String value(Rule rule, String attribute, @Nullable SpelExpression expression,
-                                          @Nullable StandardEvaluationContext context, @Nullable String none) {
-        if (expression == null) {
-            return none;
-        }
-        Object value;
-        try {
-            value = expression.getValue(context);
-        } catch (RuntimeException e) {
-            throw failed(rule, attribute + " expression '" + expression.getExpressionString() + "' failed: "
-                    + e.getMessage(), e);
-        }
-        String text = value == null ? null : ObjectUtils.nullSafeToString(value);
-        if (attribute.equals("key") && (text == null || text.isBlank())) {
-            throw failed(rule, "key expression '" + expression.getExpressionString() + "' evaluated to "
-                    + (text == null ? "null" : "a blank string") + "; a key must identify the caller", null);
-        }
-        return text;
-    }
-
-    private static RateLimitKeyException failed(Rule rule, String problem, @Nullable Throwable cause) {
-        return new RateLimitKeyException(rule.name, "Rate limit rule '" + rule.name + "' cannot count this request:"
-                + " its " + problem, cause);
-    }
 }

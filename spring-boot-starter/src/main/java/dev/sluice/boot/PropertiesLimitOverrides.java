@@ -1,6 +1,7 @@
 package dev.sluice.boot;
 
 import dev.sluice.Tier;
+import dev.sluice.annotation.Algorithm;
 import dev.sluice.aop.LimitOverrides;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -73,8 +74,19 @@ final class PropertiesLimitOverrides implements LimitOverrides, ApplicationListe
      * @throws SluiceConfigurationException naming the first tier that is not
      */
     static List<Tier> tiers(String listProperty, List<SluiceProperties.TierProperties> configured) {
+        return tiers(listProperty, configured, Algorithm.SLIDING_WINDOW);
+    }
+
+    /**
+     * Configured tiers as {@link Tier}s, each without an algorithm of its own taking {@code algorithm}.
+     *
+     * @param listProperty the list's property, for messages: {@code sluice.client.rules[0].tiers}
+     * @throws SluiceConfigurationException when one is incomplete or invalid
+     */
+    static List<Tier> tiers(String listProperty, List<SluiceProperties.TierProperties> configured,
+                            Algorithm algorithm) {
         return IntStream.range(0, configured.size())
-                .mapToObj(i -> tier(listProperty + "[" + i + "]", configured.get(i))).toList();
+                .mapToObj(i -> tier(listProperty + "[" + i + "]", configured.get(i), algorithm)).toList();
     }
 
     /**
@@ -84,12 +96,17 @@ final class PropertiesLimitOverrides implements LimitOverrides, ApplicationListe
      * @throws SluiceConfigurationException when it is not
      */
     static Tier tier(String property, SluiceProperties.TierProperties tier) {
+        return tier(property, tier, Algorithm.SLIDING_WINDOW);
+    }
+
+    private static Tier tier(String property, SluiceProperties.TierProperties tier, Algorithm algorithm) {
         if (tier.getLimit() == null || tier.getWindow() == null) {
             throw new SluiceConfigurationException(property + " needs both a limit and a window",
                     "Set " + property + ".limit and " + property + ".window, or remove the tier.", null);
         }
         try {
-            return new Tier(tier.getLimit(), tier.getWindow(), tier.getAlgorithm(), tier.isCountRejected(),
+            Algorithm counted = tier.getAlgorithm() != null ? tier.getAlgorithm() : algorithm;
+            return new Tier(tier.getLimit(), tier.getWindow(), counted, tier.isCountRejected(),
                     tier.getBlockFor());
         } catch (IllegalArgumentException e) {
             throw new SluiceConfigurationException(property + " is invalid: " + e.getMessage(),

@@ -5,6 +5,7 @@ import dev.sluice.RateLimitStore;
 import dev.sluice.StoreCircuitBreaker;
 import dev.sluice.StoreQueue;
 import dev.sluice.config.RateLimiterRegistryCustomizer;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -43,6 +44,25 @@ public class SluiceMetricsAutoConfiguration {
         MicrometerRateLimitListener listener = new MicrometerRateLimitListener(registry);
         TimedRateLimitStore timed = new TimedRateLimitStore(store, registry);
         return builder -> builder.store(timed).listener(listener);
+    }
+
+    /**
+     * {@code sluice.client.partner.signals} (tags {@code rule}, {@code signal}): what partners
+     * said in answers to the requests of {@code sluice.client.rules}: {@code pause} (a pause they
+     * asked for), {@code quota} (a changed quota the rule follows) and {@code ignored} (a value
+     * that was malformed, out of range or contradictory, and not used).
+     *
+     * @param registry the meter registry
+     * @return the counter of signals
+     */
+    @Bean
+    ClientRateLimitRules.Signals sluiceClientSignalMetrics(MeterRegistry registry) {
+        return (rule, signal) -> Counter.builder("sluice.client.partner.signals")
+                .description("What partners said in answers to the requests of client rules")
+                .tag("rule", rule)
+                .tag("signal", signal)
+                .register(registry)
+                .increment();
     }
 
     /**

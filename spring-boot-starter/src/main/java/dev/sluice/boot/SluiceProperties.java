@@ -4,6 +4,7 @@ import dev.sluice.OverloadPolicy;
 import dev.sluice.annotation.Algorithm;
 import dev.sluice.annotation.FailurePolicy;
 import dev.sluice.annotation.KeyErrorPolicy;
+import dev.sluice.annotation.OnLimit;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -65,6 +66,8 @@ public class SluiceProperties {
     private final Map<String, Limit> limits = new LinkedHashMap<>();
 
     private final Http http = new Http();
+
+    private final Client client = new Client();
 
     private final Aspect aspect = new Aspect();
 
@@ -185,6 +188,15 @@ public class SluiceProperties {
      */
     public Http getHttp() {
         return http;
+    }
+
+    /**
+     * Limits on the application's own calls to HTTP APIs, from configuration alone.
+     *
+     * @return the settings
+     */
+    public Client getClient() {
+        return client;
     }
 
     /**
@@ -1114,6 +1126,293 @@ public class SluiceProperties {
         }
     }
 
+    /**
+     * Limits on the application's calls to other HTTP APIs, applied to the RestClient,
+     * WebClient and RestTemplate builders Spring Boot provides.
+     */
+    public static class Client {
+
+        /**
+         * Rules limiting outbound requests by host, path and method; a request matching several
+         * is decided by each, in this order.
+         */
+        private List<ClientRule> rules = new ArrayList<>();
+
+        /**
+         * The longest a partner's answer may pause a rule's calls: a longer Retry-After or reset
+         * is cut to it.
+         */
+        private Duration maxPause = Duration.ofHours(1);
+
+        /**
+         * The rules.
+         *
+         * @return the rules
+         */
+        public List<ClientRule> getRules() {
+            return rules;
+        }
+
+        /**
+         * Sets the rules.
+         *
+         * @param rules the rules
+         */
+        public void setRules(List<ClientRule> rules) {
+            this.rules = rules;
+        }
+
+        /**
+         * The longest pause a partner's answer may cause.
+         *
+         * @return the ceiling
+         */
+        public Duration getMaxPause() {
+            return maxPause;
+        }
+
+        /**
+         * Sets the longest pause a partner's answer may cause.
+         *
+         * @param maxPause the ceiling
+         */
+        public void setMaxPause(Duration maxPause) {
+            this.maxPause = maxPause;
+        }
+    }
+
+    /** One client rule: a limiter for the outbound requests to a host, matching a path pattern and methods. */
+    public static class ClientRule {
+
+        /** The limiter's name, shown in metrics and the actuator endpoint. */
+        private @Nullable String name;
+
+        /**
+         * The host the rule applies to, optionally with a port: api.partner.com or
+         * localhost:8080; without a port, any port of the host.
+         */
+        private @Nullable String host;
+
+        /** The path pattern of the requests, in Spring's PathPattern syntax: /v1/quotes/{symbol}. */
+        private String path = "/**";
+
+        /** The HTTP methods the rule applies to; all methods when empty. */
+        private List<String> methods = new ArrayList<>();
+
+        /**
+         * The SpEL key expression, over #request (the outbound request), #host, #path (the
+         * path's URI variables) and beans (@name), without types or constructors; empty for one
+         * key shared by all matching requests.
+         */
+        private String key = "";
+
+        /**
+         * The SpEL expression naming the plan of a request; empty for the default tiers. Plans
+         * are configured under sluice.limits.<name>.plans.
+         */
+        private String plan = "";
+
+        /**
+         * The tiers every matching request must pass, counted when the request is sent. A tier
+         * without an algorithm is a sliding log, which holds to the limit within any window, as
+         * partners count.
+         */
+        private List<TierProperties> tiers = new ArrayList<>();
+
+        /** What a request that does not fit does: wait for a permit (wait) or fail at once (reject). */
+        private OnLimit onLimit = OnLimit.WAIT;
+
+        /** With on-limit: wait, the longest a request waits for a permit before it fails. */
+        private Duration maxWait = Duration.ofSeconds(30);
+
+        /**
+         * Whether the partner's answers drive the limit: a 429 or 503 with Retry-After, or
+         * RateLimit or X-RateLimit fields saying nothing is left, pause the key until then, and a
+         * lower quota the partner states replaces the configured one.
+         */
+        private boolean adapt = true;
+
+        /**
+         * The limiter's name.
+         *
+         * @return the name
+         */
+        public @Nullable String getName() {
+            return name;
+        }
+
+        /**
+         * Sets the limiter's name.
+         *
+         * @param name the name
+         */
+        public void setName(@Nullable String name) {
+            this.name = name;
+        }
+
+        /**
+         * The host, with an optional port.
+         *
+         * @return the host
+         */
+        public @Nullable String getHost() {
+            return host;
+        }
+
+        /**
+         * Sets the host, with an optional port.
+         *
+         * @param host the host
+         */
+        public void setHost(@Nullable String host) {
+            this.host = host;
+        }
+
+        /**
+         * The path pattern.
+         *
+         * @return the pattern
+         */
+        public String getPath() {
+            return path;
+        }
+
+        /**
+         * Sets the path pattern.
+         *
+         * @param path the pattern
+         */
+        public void setPath(String path) {
+            this.path = path;
+        }
+
+        /**
+         * The HTTP methods.
+         *
+         * @return the methods, empty for all
+         */
+        public List<String> getMethods() {
+            return methods;
+        }
+
+        /**
+         * Sets the HTTP methods.
+         *
+         * @param methods the methods, empty for all
+         */
+        public void setMethods(List<String> methods) {
+            this.methods = methods;
+        }
+
+        /**
+         * The key expression.
+         *
+         * @return the expression, empty for one shared key
+         */
+        public String getKey() {
+            return key;
+        }
+
+        /**
+         * Sets the key expression.
+         *
+         * @param key the expression
+         */
+        public void setKey(String key) {
+            this.key = key;
+        }
+
+        /**
+         * The plan expression.
+         *
+         * @return the expression, empty for the default tiers
+         */
+        public String getPlan() {
+            return plan;
+        }
+
+        /**
+         * Sets the plan expression.
+         *
+         * @param plan the expression
+         */
+        public void setPlan(String plan) {
+            this.plan = plan;
+        }
+
+        /**
+         * The tiers.
+         *
+         * @return the tiers
+         */
+        public List<TierProperties> getTiers() {
+            return tiers;
+        }
+
+        /**
+         * Sets the tiers.
+         *
+         * @param tiers the tiers
+         */
+        public void setTiers(List<TierProperties> tiers) {
+            this.tiers = tiers;
+        }
+
+        /**
+         * What a request that does not fit does.
+         *
+         * @return wait or reject
+         */
+        public OnLimit getOnLimit() {
+            return onLimit;
+        }
+
+        /**
+         * Sets what a request that does not fit does.
+         *
+         * @param onLimit wait or reject
+         */
+        public void setOnLimit(OnLimit onLimit) {
+            this.onLimit = onLimit;
+        }
+
+        /**
+         * The longest wait for a permit.
+         *
+         * @return the wait
+         */
+        public Duration getMaxWait() {
+            return maxWait;
+        }
+
+        /**
+         * Sets the longest wait for a permit.
+         *
+         * @param maxWait the wait
+         */
+        public void setMaxWait(Duration maxWait) {
+            this.maxWait = maxWait;
+        }
+
+        /**
+         * Whether the partner's answers drive the limit.
+         *
+         * @return the flag
+         */
+        public boolean isAdapt() {
+            return adapt;
+        }
+
+        /**
+         * Sets whether the partner's answers drive the limit.
+         *
+         * @param adapt the flag
+         */
+        public void setAdapt(boolean adapt) {
+            this.adapt = adapt;
+        }
+    }
+
     /** Where the aspect runs among other advice. */
     public static class Aspect {
 
@@ -1210,8 +1509,8 @@ public class SluiceProperties {
         /** The window, such as 10s, 1m or PT1H (for TOKEN_BUCKET, the time to refill). */
         private @Nullable Duration window;
 
-        /** How calls are counted. */
-        private Algorithm algorithm = Algorithm.SLIDING_WINDOW;
+        /** How calls are counted; unset, a sliding window, or a sliding log in client rules. */
+        private @Nullable Algorithm algorithm;
 
         /** Whether calls rejected by any tier count against this one. */
         private boolean countRejected;
@@ -1258,18 +1557,18 @@ public class SluiceProperties {
         /**
          * How calls are counted.
          *
-         * @return the algorithm
+         * @return the algorithm, or null for the default of where the tier is
          */
-        public Algorithm getAlgorithm() {
+        public @Nullable Algorithm getAlgorithm() {
             return algorithm;
         }
 
         /**
          * Sets how calls are counted.
          *
-         * @param algorithm the algorithm
+         * @param algorithm the algorithm, or null for the default of where the tier is
          */
-        public void setAlgorithm(Algorithm algorithm) {
+        public void setAlgorithm(@Nullable Algorithm algorithm) {
             this.algorithm = algorithm;
         }
 

@@ -1,0 +1,85 @@
+package dev.sluice.boot;
+
+import dev.sluice.RateLimiterRegistry;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.restclient.RestClientCustomizer;
+import org.springframework.boot.restclient.RestTemplateCustomizer;
+import org.springframework.boot.webclient.WebClientCustomizer;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.expression.BeanFactoryResolver;
+
+/**
+ * {@code sluice.client.rules}: limits on the application's calls to other HTTP APIs, applied to
+ * every {@code RestClient.Builder}, {@code RestTemplateBuilder} and {@code WebClient.Builder}
+ * Spring Boot provides, and through them to the {@code @HttpExchange} clients it makes. A client
+ * built without them ({@code RestClient.create()}) is not limited.
+ */
+@AutoConfiguration(after = SluiceAutoConfiguration.class)
+@ConditionalOnBooleanProperty(name = "sluice.enabled", matchIfMissing = true)
+public class SluiceClientAutoConfiguration {
+
+    /**
+     * The client rules, checked and registered as the application starts.
+     *
+     * @param properties  the settings
+     * @param overrides   the limits from configuration, for the rules' plans
+     * @param registry    where the rules' limiters are registered
+     * @param beanFactory resolves {@code @bean} references in the rules' expressions
+     * @param signals     counts what partners say, when metrics are on
+     * @return the rules
+     */
+    @Bean
+    ClientRateLimitRules sluiceClientRateLimitRules(SluiceProperties properties, PropertiesLimitOverrides overrides,
+                                                    RateLimiterRegistry registry, BeanFactory beanFactory,
+                                                    ObjectProvider<ClientRateLimitRules.Signals> signals) {
+        SluiceProperties.Client client = properties.getClient();
+        return new ClientRateLimitRules(client.getRules(), client.getMaxPause(), overrides, registry,
+                properties.getKeyError(), new BeanFactoryResolver(beanFactory),
+                signals.getIfAvailable(() -> ClientRateLimitRules.Signals.NONE));
+    }
+
+    /** The rules on {@code RestClient} and {@code RestTemplate}. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.boot.restclient.RestClientCustomizer")
+    static class BlockingClientsConfiguration {
+
+        @Bean
+        RestClientCustomizer sluiceClientRulesRestClientCustomizer(ClientRateLimitRules rules) {
+            return builder -> {
+                if (!rules.rules().isEmpty()) {
+                    builder.requestInterceptor(new ClientRateLimitInterceptor(rules));
+                }
+            };
+        }
+
+        @Bean
+        RestTemplateCustomizer sluiceClientRulesRestTemplateCustomizer(ClientRateLimitRules rules) {
+            return template -> {
+                if (!rules.rules().isEmpty()) {
+                    template.getInterceptors().add(new ClientRateLimitInterceptor(rules));
+                }
+            };
+        }
+    }
+
+    /** The rules on {@code WebClient}. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = {"org.springframework.boot.webclient.WebClientCustomizer",
+        "org.springframework.web.reactive.function.client.WebClient"})
+    static class ReactiveClientsConfiguration {
+
+        @Bean
+        WebClientCustomizer sluiceClientRulesWebClientCustomizer(ClientRateLimitRules rules) {
+            return builder -> {
+                if (!rules.rules().isEmpty()) {
+                    builder.filter(new ClientRateLimitFilter(rules));
+                }
+            };
+        }
+    }
+}

@@ -1,0 +1,246 @@
+package dev.sluice.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.RateLimitExceededException;
+import dev.sluice.RateLimiterRegistry;
+import dev.sluice.Sleeper;
+import dev.sluice.tck.ClockAdvancingSleeper;
+import dev.sluice.tck.MutableClock;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.restclient.RestTemplateBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.web.client.RestClient;
+
+/**
+ * Client rules on the {@code RestClient} and {@code RestTemplate} Spring Boot builds, against a
+ * partner on loopback that counts arrivals by the test's clock; waits move that clock, so
+ * nothing here sleeps.
+ */
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
+class ClientRulesTest {
+
+    private final MutableClock clock = new MutableClock(Instant.parse("2031-03-01T00:00:00Z"));
+    private final PartnerStub partner = PartnerStub.start(clock);
+    private final List<ConfigurableApplicationContext> apps = new ArrayList<>();
+
+    @AfterEach
+    void stop() {
+        apps.forEach(ConfigurableApplicationContext::close);
+        partner.close();
+    }
+
+    /** An application with one client rule for the partner: 5 calls a second, and {@code more} settings. */
+    private ConfigurableApplicationContext start(String... more) {
+        List<String> properties = new ArrayList<>(List.of(
+                "sluice.client.rules[0].name=partner",
+                "sluice.client.rules[0].host=127.0.0.1:" + partner.port(),
+                "sluice.client.rules[0].tiers[0].limit=5",
+                "sluice.client.rules[0].tiers[0].window=1s"));
+        properties.addAll(List.of(more));
+        ConfigurableApplicationContext app = new SpringApplicationBuilder(ClientApp.class)
+                .web(WebApplicationType.NONE)
+                .initializers(context -> context.getBeanFactory().registerSingleton("clock", clock))
+                .properties(properties.toArray(String[]::new))
+                // Not the application.yml of the module's other test applications.
+                .run("--spring.config.name=client-rules");
+        apps.add(app);
+        return app;
+    }
+
+    private RestClient restClient(ConfigurableApplicationContext app) {
+        return app.getBean(RestClient.Builder.class).baseUrl(partner.url()).build();
+    }
+
+    private static void call(RestClient client, String path) {
+        client.get().uri(path).retrieve().toBodilessEntity();
+    }
+
+    @Test
+    void aPermitCountsFromThePartnersAnswerSoTheTimeARequestTravelsCannotBreakThePartnersWindow() {
+        RestClient client = restClient(start());
+        // The first request travels 300 ms (a cold connection), the next ones none.
+        partner.beforeCounting(arrival -> {
+            if (arrival == 0) {
+                clock.advanceMillis(300);
+            }
+        });
+        Instant start = clock.instant();
+        for (int i = 0; i < 11; i++) {
+            call(client, "/quotes/" + i);
+        }
+
+        List<Instant> arrivals = partner.arrivals();
+        assertThat(partner.mostWithin(Duration.ofSeconds(1))).as("arrivals within any second of the partner's")
+                .isEqualTo(5);
+        // Counted from when it was sent, the first call would have let the sixth in at 1 s, within
+        // a second of the first call's arrival at 300 ms.
+        assertThat(Duration.between(start, arrivals.get(5))).isEqualTo(Duration.ofMillis(1300));
+        assertThat(Duration.between(start, arrivals.get(10))).isEqualTo(Duration.ofMillis(2300));
+    }
+
+    @Test
+    void rulesMatchTheirHostPortPathAndMethodsOnly() {
+        ConfigurableApplicationContext app = start(
+                "sluice.client.rules[0].path=/quotes/**",
+                "sluice.client.rules[0].methods=GET",
+                "sluice.client.rules[0].on-limit=reject");
+        RestClient client = restClient(app);
+        for (int i = 0; i < 5; i++) {
+            call(client, "/quotes/" + i);
+        }
+        assertThatThrownBy(() -> call(client, "/quotes/6")).isInstanceOf(RateLimitExceededException.class);
+        // Another path, another method, another host: not the rule's.
+        call(client, "/accounts/1");
+        client.post().uri("/quotes/7").retrieve().toBodilessEntity();
+        app.getBean(RestClient.Builder.class).baseUrl("http://localhost:" + partner.port()).build()
+                .get().uri("/quotes/8").retrieve().toBodilessEntity();
+        assertThat(partner.arrivals()).hasSize(8);
+    }
+
+    @Test
+    void aKeyExpressionCountsEachKeyApart() {
+        RestClient client = restClient(start(
+                "sluice.client.rules[0].path=/accounts/{account}/**",
+                "sluice.client.rules[0].key=#path['account']",
+                "sluice.client.rules[0].on-limit=reject"));
+        for (int i = 0; i < 5; i++) {
+            call(client, "/accounts/a/quotes");
+            call(client, "/accounts/b/quotes");
+        }
+        assertThatThrownBy(() -> call(client, "/accounts/a/quotes")).isInstanceOf(RateLimitExceededException.class);
+        assertThat(partner.arrivals()).hasSize(10);
+    }
+
+    @Test
+    void restTemplatesFromTheBuilderAreLimitedToo() {
+        ConfigurableApplicationContext app = start("sluice.client.rules[0].on-limit=reject");
+        var template = app.getBean(RestTemplateBuilder.class).rootUri(partner.url()).build();
+        for (int i = 0; i < 5; i++) {
+            template.getForEntity("/quotes/{i}", String.class, i);
+        }
+        assertThatThrownBy(() -> template.getForEntity("/quotes/6", String.class))
+                .isInstanceOf(RateLimitExceededException.class);
+        assertThat(partner.arrivals()).hasSize(5);
+    }
+
+    @Test
+    void aRetryAfterPausesTheRuleSoWaitingCallsReachThePartnerOnlyOnceItIsOver() {
+        RestClient client = restClient(start());
+        partner.answerNext(429, Map.of("Retry-After", "3"));
+        Instant refused = clock.instant();
+        assertThatThrownBy(() -> call(client, "/quotes/1")).hasMessageContaining("429");
+
+        call(client, "/quotes/2");
+
+        assertThat(partner.arrivals()).hasSize(2);
+        assertThat(Duration.between(refused, partner.arrivals().get(1))).isEqualTo(Duration.ofSeconds(3));
+    }
+
+    @Test
+    void duringAPauseACallThatMustNotWaitFailsWithThePartnersRetryAfter() {
+        ConfigurableApplicationContext app = start("sluice.client.rules[0].on-limit=reject");
+        RestClient client = restClient(app);
+        partner.answerNext(503, Map.of("Retry-After", "120"));
+        assertThatThrownBy(() -> call(client, "/quotes/1")).hasMessageContaining("503");
+        clock.advance(Duration.ofSeconds(20));
+
+        assertThatThrownBy(() -> call(client, "/quotes/2"))
+                .isInstanceOfSatisfying(RateLimitExceededException.class,
+                        rejected -> assertThat(rejected.retryAfter()).isEqualTo(Duration.ofSeconds(100)));
+        assertThat(partner.arrivals()).hasSize(1);
+        assertThat(app.getBean(MeterRegistry.class).get("sluice.client.partner.signals").tag("rule", "partner")
+                .tag("signal", "pause").counter().count()).isEqualTo(1);
+    }
+
+    @Test
+    void noPauseIsLongerThanTheCeiling() {
+        ConfigurableApplicationContext app = start("sluice.client.rules[0].on-limit=reject",
+                "sluice.client.max-pause=10s");
+        RestClient client = restClient(app);
+        partner.answerNext(429, Map.of("Retry-After", "86400"));
+        assertThatThrownBy(() -> call(client, "/quotes/1")).hasMessageContaining("429");
+
+        assertThatThrownBy(() -> call(client, "/quotes/2"))
+                .isInstanceOfSatisfying(RateLimitExceededException.class,
+                        rejected -> assertThat(rejected.retryAfter()).isEqualTo(Duration.ofSeconds(10)));
+        clock.advance(Duration.ofSeconds(10));
+        call(client, "/quotes/3");
+        assertThat(partner.arrivals()).hasSize(2);
+    }
+
+    @Test
+    void aLowerQuotaThePartnerStatesIsFollowedUntilItStatesAnotherAndNeverRaisedAboveTheRules() {
+        ConfigurableApplicationContext app = start();
+        RestClient client = restClient(app);
+        partner.answerAlwaysWith(Map.of("RateLimit-Policy", "\"quotes\";q=3;w=1"));
+        for (int i = 0; i < 9; i++) {
+            call(client, "/quotes/" + i);
+        }
+        // The first answer told the rule; from then on, 3 in any second.
+        assertThat(partner.mostWithin(Duration.ofSeconds(1))).isEqualTo(3);
+        RateLimiterRegistry registry = app.getBean(RateLimiterRegistry.class);
+        assertThat(registry.find("partner").orElseThrow().tiers().get(0).limit()).isEqualTo(3);
+
+        partner.answerAlwaysWith(Map.of("RateLimit-Policy", "\"quotes\";q=50;w=1"));
+        call(client, "/quotes/again");
+        assertThat(registry.find("partner").orElseThrow().tiers().get(0).limit()).as("never above the rule's").isEqualTo(5);
+        assertThat(app.getBean(MeterRegistry.class).get("sluice.client.partner.signals").tag("signal", "quota")
+                .counter().count()).isEqualTo(2);
+    }
+
+    @Test
+    void whatThePartnerSendsThatCannotBeReadIsIgnoredAndCounted() {
+        ConfigurableApplicationContext app = start("sluice.client.rules[0].on-limit=reject");
+        RestClient client = restClient(app);
+        partner.answerNext(429, Map.of("Retry-After", "soon"));
+        assertThatThrownBy(() -> call(client, "/quotes/1")).hasMessageContaining("429");
+
+        call(client, "/quotes/2");
+        assertThat(partner.arrivals()).hasSize(2);
+        assertThat(app.getBean(MeterRegistry.class).get("sluice.client.partner.signals").tag("signal", "ignored")
+                .counter().count()).isEqualTo(1);
+    }
+
+    @Test
+    void withoutAdaptTheRuleIgnoresThePartnersAnswers() {
+        RestClient client = restClient(start("sluice.client.rules[0].adapt=false",
+                "sluice.client.rules[0].on-limit=reject"));
+        partner.answerNext(429, Map.of("Retry-After", "3"));
+        assertThatThrownBy(() -> call(client, "/quotes/1")).hasMessageContaining("429");
+        call(client, "/quotes/2");
+        assertThat(partner.arrivals()).hasSize(2);
+    }
+
+    /** The application: Spring Boot's clients, Sluice, metrics; the test's clock moves as calls wait. */
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    static class ClientApp {
+
+        @Bean
+        Sleeper sleeper(MutableClock clock) {
+            return new ClockAdvancingSleeper(clock);
+        }
+
+        @Bean
+        SimpleMeterRegistry meterRegistry() {
+            return new SimpleMeterRegistry();
+        }
+    }
+}

@@ -1,0 +1,87 @@
+package dev.sluice.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.web.reactive.function.client.WebClient;
+import reactor.blockhound.BlockHound;
+import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * A client rule on the {@code WebClient} Spring Boot builds: requests subscribed on Reactor's
+ * non-blocking threads wait for their permits on timers, and under BlockHound no blocking call
+ * is made from Sluice's code on those threads.
+ */
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
+class WebClientRulesTest {
+
+    private static final AtomicBoolean INSTALLED = new AtomicBoolean();
+    /** Every blocking call BlockHound caught on a non-blocking thread with Sluice's code on the stack. */
+    private static final List<String> BLOCKED = new CopyOnWriteArrayList<>();
+
+    @BeforeAll
+    static void installBlockHound() {
+        if (INSTALLED.compareAndSet(false, true)) {
+            // Recorded rather than thrown: BlockHound stays installed for the other tests of this JVM,
+            // whose own code is not under test here.
+            BlockHound.builder()
+                    .loadIntegrations()
+                    .blockingMethodCallback(method -> {
+                        if (Arrays.stream(new Throwable().getStackTrace())
+                                .anyMatch(frame -> frame.getClassName().startsWith("dev.sluice."))) {
+                            BLOCKED.add(Thread.currentThread().getName() + ": " + method);
+                        }
+                    })
+                    .install();
+        }
+    }
+
+    @Test
+    void requestsOnNonBlockingThreadsWaitForTheirPermitsOnTimersWithoutBlocking() {
+        try (PartnerStub partner = PartnerStub.start(InstantSource.system());
+             ConfigurableApplicationContext app = new SpringApplicationBuilder(ReactiveClientApp.class)
+                     .web(WebApplicationType.NONE)
+                     .properties("sluice.client.rules[0].name=partner",
+                             "sluice.client.rules[0].host=127.0.0.1:" + partner.port(),
+                             "sluice.client.rules[0].tiers[0].limit=2",
+                             "sluice.client.rules[0].tiers[0].window=1s")
+                     .run("--spring.config.name=webclient-rules")) {
+            WebClient client = app.getBean(WebClient.Builder.class).baseUrl(partner.url()).build();
+            BLOCKED.clear();
+
+            List<Integer> statuses = Flux.range(0, 6)
+                    .flatMap(i -> client.get().uri("/quotes/{i}", i).exchangeToMono(response ->
+                            response.releaseBody().thenReturn(response.statusCode().value()))
+                            .subscribeOn(Schedulers.parallel()))
+                    .collectList()
+                    .block(Duration.ofSeconds(30));
+
+            assertThat(statuses).hasSize(6).containsOnly(200);
+            assertThat(partner.mostWithin(Duration.ofSeconds(1))).as("arrivals within any second").isEqualTo(2);
+            assertThat(Duration.between(partner.arrivals().get(0), partner.arrivals().get(5)))
+                    .as("six calls at 2 a second waited").isGreaterThanOrEqualTo(Duration.ofSeconds(2));
+            assertThat(BLOCKED).as("blocking calls on non-blocking threads").isEmpty();
+        }
+    }
+
+    /** The application: Spring Boot's WebClient and Sluice. */
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    static class ReactiveClientApp {
+    }
+}

@@ -37,8 +37,8 @@ class WebClientRulesTest {
     @BeforeAll
     static void installBlockHound() {
         if (INSTALLED.compareAndSet(false, true)) {
-            // Recorded rather than thrown: BlockHound stays installed for the other tests of this JVM,
-            // whose own code is not under test here.
+            // Recorded rather than thrown, and only with Sluice's code on the stack: what Reactor Netty
+            // and Spring do on their own threads is not under test here.
             BlockHound.builder()
                     .loadIntegrations()
                     .blockingMethodCallback(method -> {

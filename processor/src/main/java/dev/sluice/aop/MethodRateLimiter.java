@@ -6,7 +6,9 @@ import dev.sluice.RateLimitListener;
 import dev.sluice.RateLimiter;
 import dev.sluice.RateLimiterRegistry;
 import dev.sluice.StoreOverloadedException;
+import dev.sluice.annotation.Algorithm;
 import dev.sluice.annotation.KeyErrorPolicy;
+import dev.sluice.annotation.OnLimit;
 import dev.sluice.aop.Expressions.MethodExpression;
 import dev.sluice.aop.LimitDefinitionParser.ParsedLimit;
 import dev.sluice.aop.internal.SubscriberContext;
@@ -24,6 +26,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 import org.aspectj.lang.ProceedingJoinPoint;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.aspectj.MethodInvocationProceedingJoinPoint;
@@ -230,7 +233,7 @@ public final class MethodRateLimiter {
                 throw rejection;
             }
             tell(heard, limit.limiter, key, decision);
-            if (limit.countsByOutcome()) {
+            if (limit.tracksCall()) {
                 if (taken == null) {
                     taken = new ArrayList<>(methodLimits.limits.length);
                 }
@@ -357,7 +360,7 @@ public final class MethodRateLimiter {
                                 ? failure.getCause() : failure;
                         if (decision != null) {
                             tell(heard, limit.limiter, key, decision);
-                            if (limit.countsByOutcome()) {
+                            if (limit.tracksCall()) {
                                 taken.add(new Taken(limit, key, cost, plan, registry.clock().instant()));
                             }
                         } else if (cause instanceof RateLimitExceededException rejection) {
@@ -464,18 +467,29 @@ public final class MethodRateLimiter {
         return CompletableFuture.allOf(given);
     }
 
-    /** The permits one limiter counting by outcome took for a call, and when it admitted it. */
+    /**
+     * The permits one limiter counting by outcome, or counting again when calls end, took for a
+     * call, and when it admitted it.
+     */
     private record Taken(MethodLimit limit, String key, long cost, @Nullable String plan, Instant admittedAt) {
 
+        /** Gives the permits back, if the limiter counts by outcome; others stay taken. */
         void giveBack() {
+            if (!limit.countsByOutcome()) {
+                return;
+            }
             try {
                 limit.limiter.giveBack(key, cost, plan, admittedAt);
             } catch (RuntimeException e) {
-                limit.giveBackFailed(e);
+                limit.storeOperationFailed("give back", e);
             }
         }
 
+        /** Gives the permits back without blocking, as {@link #giveBack} does; never fails. */
         CompletableFuture<?> giveBackAsync() {
+            if (!limit.countsByOutcome()) {
+                return CompletableFuture.completedFuture(null);
+            }
             CompletionStage<Void> given;
             try {
                 given = limit.limiter.giveBackAsync(key, cost, plan, admittedAt);
@@ -484,7 +498,29 @@ public final class MethodRateLimiter {
             }
             return given.toCompletableFuture().handle((done, failure) -> {
                 if (failure != null) {
-                    limit.giveBackFailed(unwrapped(failure));
+                    limit.storeOperationFailed("give back", unwrapped(failure));
+                }
+                return null;
+            });
+        }
+
+        /**
+         * Counts the permits again from now, the call having ended, if the limiter does so;
+         * without blocking, and never failing.
+         */
+        CompletableFuture<?> recountAsync() {
+            if (!limit.recountsWhenDone) {
+                return CompletableFuture.completedFuture(null);
+            }
+            CompletionStage<Void> counted;
+            try {
+                counted = limit.limiter.recountAsync(key, cost, plan, admittedAt);
+            } catch (RuntimeException e) {
+                counted = CompletableFuture.failedFuture(e);
+            }
+            return counted.toCompletableFuture().handle((done, failure) -> {
+                if (failure != null) {
+                    limit.storeOperationFailed("count again", unwrapped(failure));
                 }
                 return null;
             });
@@ -517,14 +553,31 @@ public final class MethodRateLimiter {
             return !taken.isEmpty();
         }
 
-        /** Gives back, on this thread, the permits the outcome says do not count. */
+        /**
+         * Gives back, on this thread, the permits the outcome says do not count, and counts the
+         * others again from now where their limiter does so.
+         */
         void settle(@Nullable Object result, @Nullable Throwable exception) {
-            giveBack(notCounted(result, exception));
+            List<Taken> notCounted = notCounted(result, exception);
+            giveBack(notCounted);
+            recountAsync(notCounted);
         }
 
         @Override
         public CompletionStage<?> ran(@Nullable Object result, @Nullable Throwable exception) {
-            return giveBackAsync(notCounted(result, exception));
+            List<Taken> notCounted = notCounted(result, exception);
+            return CompletableFuture.allOf(giveBackAsync(notCounted), recountAsync(notCounted));
+        }
+
+        /** Counts again from now the permits that stay counted, of limiters that do so; never fails. */
+        private CompletableFuture<?> recountAsync(List<Taken> notCounted) {
+            List<CompletableFuture<?>> counted = new ArrayList<>(taken.size());
+            for (Taken permit : taken) {
+                if (!notCounted.contains(permit)) {
+                    counted.add(permit.recountAsync());
+                }
+            }
+            return CompletableFuture.allOf(counted.toArray(CompletableFuture<?>[]::new));
         }
 
         private List<Taken> notCounted(@Nullable Object result, @Nullable Throwable exception) {
@@ -532,6 +585,9 @@ public final class MethodRateLimiter {
             EvaluationContext context = null;
             for (Taken permit : taken) {
                 MethodLimit limit = permit.limit;
+                if (!limit.countsByOutcome()) {
+                    continue;
+                }
                 boolean counts = limit.countOn.isEmpty() || exception != null && limit.countsOn(exception);
                 if (counts && limit.unless != null) {
                     if (context == null) {
@@ -783,9 +839,24 @@ public final class MethodRateLimiter {
             }
             built.add(new MethodLimit(method, rateLimiter, parsed.key(), parsed.cost(), parsed.plan(), parsed.fixedCost(),
                     Objects.requireNonNullElse(parsed.definition().onKeyError(), onKeyError), registry,
-                    parsed.condition(), parsed.unless(), parsed.countOn(), parsed.fallback()));
+                    parsed.condition(), parsed.unless(), parsed.countOn(), parsed.fallback(),
+                    recountsWhenDone(rateLimiter)));
         }
         return new MethodLimits(method, built.toArray(new MethodLimit[0]), expressions.arguments(method), subscribed);
+    }
+
+    /**
+     * Whether a limiter's calls count again from when they end: a limiter that waits is one for
+     * calls to a partner, which counts each call when it arrives, some time before the method
+     * returns; counted again then, a sliding log holds to the partner's window whatever the time
+     * the call travelled. Only where the store can, and a tier is a sliding log.
+     */
+    private static boolean recountsWhenDone(RateLimiter limiter) {
+        if (limiter.onLimit() != OnLimit.WAIT || !limiter.recounts()) {
+            return false;
+        }
+        return Stream.concat(Stream.of(limiter.tiers()), limiter.plans().values().stream())
+                .flatMap(List::stream).anyMatch(tier -> tier.algorithm() == Algorithm.SLIDING_LOG);
     }
 
     /**
@@ -823,7 +894,7 @@ public final class MethodRateLimiter {
         final boolean suspending;
         /** For a method decided when subscribed, what its calls return; otherwise {@code null}. */
         final @Nullable SubscribedCalls subscribed;
-        /** Whether a limiter counts calls by their outcome. */
+        /** Whether a limiter counts calls by their outcome, or again when they end. */
         final boolean countsByOutcome;
         /** Whether a limiter has a fallback. */
         final boolean fallsBack;
@@ -841,7 +912,7 @@ public final class MethodRateLimiter {
                 needs |= limit.cost != null && limit.cost.needsContext();
                 needs |= limit.plan != null && limit.plan.needsContext();
                 needs |= limit.condition != null && limit.condition.needsContext();
-                byOutcome |= limit.countsByOutcome();
+                byOutcome |= limit.tracksCall();
                 fallback |= limit.fallback != null;
             }
             this.needsContext = needs;
@@ -878,11 +949,17 @@ public final class MethodRateLimiter {
                                @Nullable MethodExpression cost, @Nullable MethodExpression plan, long fixedCost,
                                KeyErrorPolicy onKeyError, RateLimiterRegistry registry,
                                @Nullable MethodExpression condition, @Nullable MethodExpression unless,
-                               List<Class<? extends Throwable>> countOn, @Nullable Fallback fallback) {
+                               List<Class<? extends Throwable>> countOn, @Nullable Fallback fallback,
+                               boolean recountsWhenDone) {
 
         /** Whether the limiter counts calls by their outcome, giving back the permits of some. */
         boolean countsByOutcome() {
             return unless != null || !countOn.isEmpty();
+        }
+
+        /** Whether a call's permits are kept track of until it ends: to give back or to count again. */
+        boolean tracksCall() {
+            return countsByOutcome() || recountsWhenDone;
         }
 
         /** Whether the limiter applies to a call: its condition, if any, is true. */
@@ -932,10 +1009,11 @@ public final class MethodRateLimiter {
             return false;
         }
 
-        /** A give-back that failed other than by an outage, which the limiter answers itself. */
-        void giveBackFailed(Throwable failure) {
-            LOGGER.log(System.Logger.Level.WARNING, () -> "Rate limiter '" + limiter.name() + "' could not give back"
-                    + " a permit (" + failure.getClass().getName() + "); the call stays counted", failure);
+        /** A give-back or recount that failed other than by an outage, which the limiter answers itself. */
+        void storeOperationFailed(String operation, Throwable failure) {
+            LOGGER.log(System.Logger.Level.WARNING, () -> "Rate limiter '" + limiter.name() + "' could not "
+                    + operation + " a permit (" + failure.getClass().getName() + "); it stays counted as it was",
+                    failure);
         }
 
         /**

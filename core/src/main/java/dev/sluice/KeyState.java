@@ -300,14 +300,15 @@ abstract sealed class KeyState {
     /**
      * Blocks the key for {@code millis} from now, unless it is blocked longer already (see
      * {@link RateLimitStore#pause}), and keeps the key until the block ends. Counters stay as they
-     * are; the caller holds the lock.
+     * are, and so does the key's time, which only a fresh state takes from the pause, as the Redis
+     * store's pause keeps them; the caller holds the lock.
      *
      * @param clockMillis the store's time
      * @param millis      how long the key stays blocked, at least 1
      */
     final void pause(long clockMillis, long millis) {
         long now = Math.max(clockMillis, latest);
-        if (now != latest) {
+        if (latest == Long.MIN_VALUE) {
             latest = now;
         }
         blockedUntil = Math.max(blockedUntil, now + millis);

@@ -177,6 +177,47 @@ public final class Bucket4jRedissonStore implements RateLimitStore {
     }
 
     /**
+     * Refuses: a Bucket4j bucket holds tokens, not a block of its key.
+     *
+     * @throws IllegalArgumentException when the request is malformed
+     * @throws UnsupportedOperationException always, for a well-formed request
+     */
+    @Override
+    public void pause(String key, List<Tier> tiers, Duration duration) {
+        RateLimitStore.check(this, key, tiers, duration);
+        throw new UnsupportedOperationException(Bucket4jRedissonStore.class.getSimpleName()
+                + " cannot pause a key: Bucket4j's buckets hold no block. Pause keys with "
+                + RedissonRateLimitStore.class.getSimpleName() + ", which can.");
+    }
+
+    /** Never: see {@link #pause}. */
+    @Override
+    public boolean pauses(Tier tier) {
+        return false;
+    }
+
+    /**
+     * Refuses, as it refuses to {@linkplain #giveBack give back}: recounting is for limiters of
+     * calls to a partner, built on {@link RedissonRateLimitStore}.
+     *
+     * @throws IllegalArgumentException when the request is malformed
+     * @throws UnsupportedOperationException always, for a well-formed request
+     */
+    @Override
+    public void recount(String key, List<Tier> tiers, long cost, Duration ago) {
+        RateLimitStore.check(this, key, tiers, cost);
+        throw new UnsupportedOperationException(Bucket4jRedissonStore.class.getSimpleName()
+                + " cannot recount a call. Recount calls with " + RedissonRateLimitStore.class.getSimpleName()
+                + ", which can.");
+    }
+
+    /** Never: see {@link #recount}. */
+    @Override
+    public boolean recounts(Tier tier) {
+        return false;
+    }
+
+    /**
      * Deletes the bucket of this set of tiers, within the store's timeout and through its circuit
      * breaker: its next call starts with a full bucket.
      */

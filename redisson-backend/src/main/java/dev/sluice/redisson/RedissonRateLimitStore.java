@@ -95,6 +95,13 @@ import org.redisson.api.options.OptionalOptions;
  * still count; a tier whose state Redis no longer holds, or whose state was back to full since the
  * call, gives nothing back.
  *
+ * <p><strong>Pausing and recounting.</strong> {@link #pause} and {@link #recount} are one script
+ * call each, sent as a give-back is. A pause is a block that every tier's state keeps, ending the
+ * pause's length after the server's {@code TIME}; tiers without state get a fresh one that lives
+ * until the pause ends. A recount gives the call's entry in each sliding log, the one a give-back
+ * would drop, the server's {@code TIME} as its score; a call without sliding-log tiers is not
+ * sent.
+ *
  * <p><strong>Local counting.</strong> As a {@link CountSyncStore} it takes the counts that
  * {@link dev.sluice.LocalSyncRateLimitStore} instances made locally, one script call per key and
  * sync, into the same window counters its decisions use.
@@ -104,6 +111,7 @@ public final class RedissonRateLimitStore implements CountSyncStore {
     static final String SCRIPT = script("decide.lua");
     static final String SCRIPT_SHA = sha1(SCRIPT);
     private static final String GIVE_BACK_SCRIPT = script("give-back.lua");
+    private static final String PAUSE_SCRIPT = script("pause.lua");
     private static final String SYNC_SCRIPT = script("sync.lua");
     /** The id of a call without sliding-log tiers, which need none. */
     private static final byte[] NO_ID = {};
@@ -320,7 +328,7 @@ public final class RedissonRateLimitStore implements CountSyncStore {
         RateLimitStore.check(this, key, tiers, cost);
         List<Object> keys = keys(key, tiers);
         Object[] arguments = giveBackArguments(tiers, cost, Ago.millis(ago));
-        redis.callAndWait(keys, () -> sendGiveBack(keys, arguments), given -> { }, given -> null);
+        redis.callAndWait(keys, () -> send(GIVE_BACK_SCRIPT, keys, arguments), given -> { }, given -> null);
     }
 
     @Override
@@ -334,7 +342,7 @@ public final class RedissonRateLimitStore implements CountSyncStore {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return RedisCalls.completeOn(executor, redis.<Long, Void>call(keys, () -> sendGiveBack(keys, arguments),
+        return RedisCalls.completeOn(executor, redis.<Long, Void>call(keys, () -> send(GIVE_BACK_SCRIPT, keys, arguments),
                 given -> { }, given -> null));
     }
 
@@ -344,8 +352,100 @@ public final class RedissonRateLimitStore implements CountSyncStore {
         return supports(tier);
     }
 
-    private CompletableFuture<Long> sendGiveBack(List<Object> keys, Object[] arguments) {
-        return scripts.<Long>evalAsync(keys.get(0).toString(), RScript.Mode.READ_WRITE, GIVE_BACK_SCRIPT,
+    /**
+     * Pauses a key in one script call (see {@link RateLimitStore#pause}), sent at once rather than
+     * queued with decisions, within the store's timeout and through its circuit breaker: every
+     * tier's state keeps a block of the key that ends {@code duration} after the server's
+     * {@code TIME} (or the client's clock, with {@link Builder#clock(InstantSource)}), unless a
+     * block it holds ends later, and lives until then. A tier without state gets a fresh one.
+     */
+    @Override
+    public void pause(String key, List<Tier> tiers, Duration duration) {
+        RateLimitStore.check(this, key, tiers, duration);
+        if (duration.isNegative() || duration.isZero()) {
+            return;
+        }
+        List<Object> keys = keys(key, tiers);
+        Object[] arguments = pauseArguments(tiers, duration);
+        redis.callAndWait(keys, () -> send(PAUSE_SCRIPT, keys, arguments), paused -> { }, paused -> null);
+    }
+
+    @Override
+    public CompletionStage<Void> pauseAsync(String key, List<Tier> tiers, Duration duration) {
+        List<Object> keys;
+        Object[] arguments;
+        try {
+            RateLimitStore.check(this, key, tiers, duration);
+            if (duration.isNegative() || duration.isZero()) {
+                return CompletableFuture.completedFuture(null);
+            }
+            keys = keys(key, tiers);
+            arguments = pauseArguments(tiers, duration);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return RedisCalls.completeOn(executor, redis.<Long, Void>call(keys, () -> send(PAUSE_SCRIPT, keys, arguments),
+                paused -> { }, paused -> null));
+    }
+
+    /** Every tier this store supports: a pause is a block, which every tier's state keeps. */
+    @Override
+    public boolean pauses(Tier tier) {
+        return supports(tier);
+    }
+
+    /** The arguments of pause.lua: the pause in whole milliseconds, a part of one counted whole. */
+    private Object[] pauseArguments(List<Tier> tiers, Duration duration) {
+        long millis = duration.toMillis() + (duration.getNano() % 1_000_000 == 0 ? 0 : 1);
+        byte[] figures = figures(tiers, 1, 0);
+        DecisionCodec.setFigure(figures, 1, millis);
+        return new Object[] {figures};
+    }
+
+    /**
+     * Recounts an admitted call in one script call (see {@link RateLimitStore#recount}), sent as
+     * a give-back is: each sliding log gives the call's entry, the one a give-back would drop, the
+     * server's {@code TIME} (or the client's clock) as its time. Other tiers are not changed.
+     */
+    @Override
+    public void recount(String key, List<Tier> tiers, long cost, Duration ago) {
+        RateLimitStore.check(this, key, tiers, cost);
+        long agoMillis = Ago.millis(ago);
+        if (!logged(tiers)) {
+            return;
+        }
+        List<Object> keys = keys(key, tiers);
+        Object[] arguments = recountArguments(tiers, cost, agoMillis);
+        redis.callAndWait(keys, () -> send(GIVE_BACK_SCRIPT, keys, arguments), moved -> { }, moved -> null);
+    }
+
+    @Override
+    public CompletionStage<Void> recountAsync(String key, List<Tier> tiers, long cost, Duration ago) {
+        List<Object> keys;
+        Object[] arguments;
+        try {
+            RateLimitStore.check(this, key, tiers, cost);
+            long agoMillis = Ago.millis(ago);
+            if (!logged(tiers)) {
+                return CompletableFuture.completedFuture(null);
+            }
+            keys = keys(key, tiers);
+            arguments = recountArguments(tiers, cost, agoMillis);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return RedisCalls.completeOn(executor, redis.<Long, Void>call(keys,
+                () -> send(GIVE_BACK_SCRIPT, keys, arguments), moved -> { }, moved -> null));
+    }
+
+    /** Every tier this store supports, though only a sliding log changes. */
+    @Override
+    public boolean recounts(Tier tier) {
+        return supports(tier);
+    }
+
+    private CompletableFuture<Long> send(String script, List<Object> keys, Object[] arguments) {
+        return scripts.<Long>evalAsync(keys.get(0).toString(), RScript.Mode.READ_WRITE, script,
                 RScript.ReturnType.LONG, keys, arguments).toCompletableFuture();
     }
 
@@ -354,7 +454,24 @@ public final class RedissonRateLimitStore implements CountSyncStore {
         byte[] figures = figures(tiers, cost, 0);
         DecisionCodec.setFigure(figures, 2, Double.NaN);
         DecisionCodec.setFigure(figures, 3, agoMillis);
+        DecisionCodec.setFigure(figures, 4, 0);
         return new Object[] {NO_ID, figures};
+    }
+
+    /** The arguments of give-back.lua recounting a call admitted {@code agoMillis} ago. */
+    private Object[] recountArguments(List<Tier> tiers, long cost, long agoMillis) {
+        Object[] arguments = giveBackArguments(tiers, cost, agoMillis);
+        DecisionCodec.setFigure((byte[]) arguments[1], 4, 1);
+        return arguments;
+    }
+
+    private static boolean logged(List<Tier> tiers) {
+        for (Tier tier : tiers) {
+            if (tier.algorithm() == Algorithm.SLIDING_LOG) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -422,6 +539,8 @@ public final class RedissonRateLimitStore implements CountSyncStore {
         DecisionCodec.setFigure(figures, 0, clock == null ? Double.NaN : clock.millis());
         DecisionCodec.setFigure(figures, 2, DecisionCodec.figure(reply, 6));
         DecisionCodec.setFigure(figures, 3, 0);
+        // Gives back, where decide.lua has the number of calls.
+        DecisionCodec.setFigure(figures, 4, 0);
         return scripts.evalAsync(call.slotKey(), RScript.Mode.READ_WRITE, GIVE_BACK_SCRIPT, RScript.ReturnType.LONG,
                 call.keys, new Object[] {call.arguments[0], figures}).toCompletableFuture();
     }
@@ -459,12 +578,8 @@ public final class RedissonRateLimitStore implements CountSyncStore {
     }
 
     Call call(String key, List<Tier> tiers, long cost, long maxWaitMillis) {
-        boolean logged = false;
-        for (Tier tier : tiers) {
-            logged |= tier.algorithm() == Algorithm.SLIDING_LOG;
-        }
         // Only a sliding log's entries are named by the call.
-        byte[] id = logged ? (instanceId + ':' + sequenceText(calls.incrementAndGet()))
+        byte[] id = logged(tiers) ? (instanceId + ':' + sequenceText(calls.incrementAndGet()))
                 .getBytes(StandardCharsets.US_ASCII) : NO_ID;
         return new Call(keys(key, tiers), new Object[] {id, figures(tiers, cost, maxWaitMillis)}, maxWaitMillis > 0);
     }

@@ -5,6 +5,8 @@
 -- taking back a call whose caller never got the answer (it gave up waiting), which knows the time
 -- decide.lua decided it at and the call's id. Counted rejections and blocks are left as they
 -- are: they only restrict.
+-- Or recounts the call as if admitted now (RateLimitStore.recount): each sliding log moves the
+-- entry it would give back to the key's time; other tiers hold no call times and stay as they are.
 --
 -- ARGV[1]      the call's id, which names its SLIDING_LOG entries, or '' when it is not known
 -- ARGV[2]      figures, little-endian doubles (struct '<ddddd'), then each tier as decide.lua
@@ -14,7 +16,7 @@
 --                the time the call was admitted at, in the time decide.lua decided with; or NaN
 --                when only how long ago is known
 --                how long ago the call was admitted, in ms (not negative), when that time is NaN
---                (unused)
+--                1 to recount the call, 0 to give it back
 -- KEYS         as for decide.lua: each tier's state, then the log of each SLIDING_LOG tier
 -- Returns 1.
 --
@@ -26,13 +28,19 @@
 -- A sliding log's entries are the truth, whatever its hash says: the call's own entry, when its
 -- id is known; otherwise one entry of the same cost admitted no later than the call, the newest
 -- such among the log's newest entries that still count, found within a bounded number of them.
+-- A recount gives that entry, the same member, the key's time as its score, unless it has it:
+-- the key's time, as decide.lua takes it, is the latest of now and of the times the tiers' hashes
+-- keep, and becomes the log's hash's, so that later calls are never decided before the entry.
+-- The log and its hash then live until the entry leaves, as decide.lua keeps them (the log as
+-- long as its hash, which a pause may have kept longer than the log's entries); the hash's
+-- counts stay, as the log holds as many entries and permits as before.
 -- Every loop is bounded: by the tiers, and by SEARCH entries.
 
 local SEARCH, PAGE = 1024, 128
 local max = math.max
 
 local id, figures = ARGV[1], ARGV[2]
-local now, cost, admitted, ago = struct.unpack('<dddd', figures)
+local now, cost, admitted, ago, recount = struct.unpack('<ddddd', figures)
 if now ~= now then
   local time = redis.call('TIME')
   now = time[1] * 1000 + math.floor(time[2] / 1000)
@@ -59,6 +67,52 @@ local function newest_of_cost(log, oldest)
     if #entries < 2 * PAGE then return nil end
   end
   return nil
+end
+
+-- Moves the call's entry of each sliding log to the key's time.
+local function recount_logs()
+  local key_now, states = now, {}
+  for i = 1, count do
+    local state = redis.call('HGET', KEYS[i], 'v')
+    states[i] = state
+    if state then
+      local latest = struct.unpack('<d', state)
+      if latest > key_now then key_now = latest end
+    end
+  end
+  for i = 1, count do
+    local algorithm, _, window = struct.unpack('<c2dd', figures, 41 + 34 * (i - 1))
+    if algorithm == 'sl' then
+      logs = logs + 1
+      local log, state = KEYS[count + logs], states[i]
+      local member = newest_of_cost(log, key_now - window)
+      if member and tonumber(redis.call('ZSCORE', log, member)) < key_now then
+        redis.call('ZADD', log, 'XX', key_now, member)
+        local expires = key_now + window
+        expires = expires + (-expires) % 1024
+        if state then
+          local _, block, s, n, p, e = struct.unpack('<dddddd', state)
+          local since = math.huge
+          if #state >= 56 then since = struct.unpack('<d', state, 49) end
+          if expires > e then
+            e = expires
+            redis.call('PEXPIRE', KEYS[i], e - key_now)
+          end
+          -- As long as its hash: a pause may have kept the hash longer than the log's entries.
+          redis.call('PEXPIRE', log, e - key_now)
+          redis.call('HSET', KEYS[i], 'v', struct.pack('<ddddddd', key_now, block, s, n, p, e, since))
+        else
+          -- The log is the truth: decide.lua counts it again, and writes a hash for it.
+          redis.call('PEXPIRE', log, expires - key_now)
+        end
+      end
+    end
+  end
+end
+
+if recount == 1 then
+  recount_logs()
+  return 1
 end
 
 for i = 1, count do

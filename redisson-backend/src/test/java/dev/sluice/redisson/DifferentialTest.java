@@ -29,9 +29,10 @@ import org.redisson.api.RedissonClient;
 /**
  * The Lua scripts against the in-memory store, their reference: random calls (tier mixes, costs,
  * counted rejections, blocks, changed limits, clocks set back by up to a second, reservations
- * for callers that wait) and give-backs between them (of calls admitted, some taken to be a little
- * earlier or later, and of calls never made, with random costs and times ago, negative ones
- * too) must leave both in states that make identical decisions. Each seed is one reproducible history;
+ * for callers that wait) and give-backs and recounts between them (of calls admitted, some taken to
+ * be a little earlier or later, and of calls never made, with random costs and times ago, negative
+ * ones too), and pauses of random lengths, must leave both in states that make identical
+ * decisions. Each seed is one reproducible history;
  * half of them count in millions of permits, with costs to match, where a store keeping an entry
  * per permit would differ in time and memory; every third has only token buckets, which
  * reservations run into debt. Calls decided many to a script call, on one key or several, in the
@@ -88,6 +89,14 @@ class DifferentialTest {
             if (random.nextInt(4) == 0) {
                 giveBack(random, admitted, clock.millis(), smallest, scale, reference, redis, key, tiers);
             }
+            if (random.nextInt(6) == 0) {
+                recount(random, admitted, clock.millis(), smallest, scale, reference, redis, key, tiers);
+            }
+            if (random.nextInt(15) == 0) {
+                Duration pause = Duration.ofMillis(random.nextInt(6_000) - 500);
+                reference.pause(key, tiers, pause);
+                redis.pause(key, tiers, pause);
+            }
             long cost = 1 + random.nextLong(Math.min(smallest, 3 * scale));
 
             Decision decision;
@@ -128,6 +137,28 @@ class DifferentialTest {
         Duration ago = Duration.ofMillis(agoMillis);
         reference.giveBack(key, tiers, cost, ago);
         redis.giveBack(key, tiers, cost, ago);
+    }
+
+    /**
+     * Recounts, in both stores, a call admitted (at its time, or a little off it, then taken to
+     * be admitted now) or one never made; every decision after it must agree.
+     */
+    private static void recount(Random random, List<long[]> admitted, long now, long smallest, long scale,
+                                RateLimitStore reference, RateLimitStore redis, String key, List<Tier> tiers) {
+        long cost;
+        long agoMillis;
+        if (!admitted.isEmpty() && random.nextInt(3) > 0) {
+            long[] call = admitted.get(random.nextInt(admitted.size()));
+            cost = Math.min(call[1], smallest);
+            agoMillis = now - call[0] + (random.nextInt(4) == 0 ? random.nextInt(401) - 200 : 0);
+            call[0] = now;
+        } else {
+            cost = 1 + random.nextLong(Math.min(smallest, 3 * scale));
+            agoMillis = random.nextInt(12_000) - 1_000;
+        }
+        Duration ago = Duration.ofMillis(agoMillis);
+        reference.recount(key, tiers, cost, ago);
+        redis.recount(key, tiers, cost, ago);
     }
 
     @ParameterizedTest

@@ -435,6 +435,94 @@ class RedissonRateLimitStoreTest {
         }
     }
 
+    @Test
+    void aPauseGivesEveryTierAStateThatLivesUntilThePauseEnds() {
+        MutableClock clock = new MutableClock(this.clock.instant());
+        RedissonRateLimitStore store = clientClockStore(clock);
+        List<Tier> tiers = List.of(
+                Tier.of(1, ofMinutes(1), FIXED_WINDOW),
+                Tier.of(5, ofSeconds(10), SLIDING_LOG),
+                Tier.of(5, ofSeconds(10), TOKEN_BUCKET));
+        store.tryAcquire("partner", List.of(tiers.get(0)), 1);
+
+        store.pause("partner", tiers, ofMinutes(15));
+        assertThat(client.getKeys().getKeysStream()).containsExactlyInAnyOrder(
+                "sluice:{partner}:fw60000", "sluice:{partner}:sl10000", "sluice:{partner}:tb10000");
+        for (String key : client.getKeys().getKeys()) {
+            assertExpiresAfter(key, ofMinutes(15).toMillis());
+        }
+        clock.advance(ofMinutes(15));
+        assertThat(store.tryAcquire("partner", List.of(tiers.get(0)), 1).allowed()).as("a new window").isTrue();
+        assertThat(store.tryAcquire("partner", tiers.subList(1, 3), 5).allowed()).as("fresh tiers").isTrue();
+    }
+
+    @Test
+    void aShorterPauseKeepsALongerExpiry() {
+        MutableClock clock = new MutableClock(this.clock.instant());
+        RedissonRateLimitStore store = clientClockStore(clock);
+        List<Tier> perDay = List.of(Tier.of(1, Duration.ofDays(1), FIXED_WINDOW));
+        clock.alignTo(Duration.ofDays(1));
+        store.tryAcquire("partner", perDay, 1);
+
+        store.pause("partner", perDay, ofMinutes(1));
+        assertExpiresAfter("sluice:{partner}:fw86400000", Duration.ofDays(1).toMillis());
+    }
+
+    @Test
+    void pausesUntilTheServersTimePlusThePauseByDefault() {
+        RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).timeout(RedisClients.PATIENT).build();
+        List<Tier> tiers = List.of(Tier.of(5, ofMinutes(1), SLIDING_WINDOW));
+        long before = serverMillis();
+        store.pause("partner", tiers, ofHours(1));
+        Decision rejected = store.tryAcquire("partner", tiers, 1);
+        long after = serverMillis();
+
+        assertThat(rejected.allowed()).isFalse();
+        assertThat(rejected.retryAfter().toMillis()).isBetween(ofHours(1).toMillis() - (after - before),
+                ofHours(1).toMillis());
+        assertExpiresAfter("sluice:{partner}:sw60000", ofHours(1).toMillis());
+    }
+
+    @Test
+    void recountsACallAtTheServersTime() {
+        RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).timeout(RedisClients.PATIENT).build();
+        List<Tier> tiers = List.of(Tier.of(3, ofMinutes(1), SLIDING_LOG), Tier.of(3, ofMinutes(1), FIXED_WINDOW));
+        assertThat(store.tryAcquire("partner", tiers, 2).allowed()).isTrue();
+        RScoredSortedSet<String> log = client.getScoredSortedSet("sluice:{partner}:sl60000:log", StringCodec.INSTANCE);
+        long admitted = log.firstScore().longValue();
+        long before = serverMillis();
+        while (before <= admitted) {
+            before = serverMillis();
+        }
+
+        store.recount("partner", tiers, 2, Duration.ZERO);
+        long after = serverMillis();
+        assertThat(log.size()).isEqualTo(1);
+        assertThat(log.firstScore().longValue()).as("the entry's new time").isBetween(before, after);
+        assertThat(store.tryAcquire("partner", tiers, 2).allowed()).as("the fixed window counted 2").isFalse();
+    }
+
+    /**
+     * A pause keeps a log's hash past the log's entries; a call recounted then keeps the log as
+     * long as its hash, which outlives the entry (the test's clock moves, Redis's does not: the
+     * TTLs count from the pause).
+     */
+    @Test
+    void aRecountedLogLivesUntilItsEntryLeavesAfterAPause() {
+        MutableClock clock = new MutableClock(this.clock.instant());
+        RedissonRateLimitStore store = clientClockStore(clock);
+        List<Tier> log = List.of(Tier.of(3, ofSeconds(10), SLIDING_LOG));
+        assertThat(store.tryAcquire("partner", log, 1).allowed()).isTrue();
+        store.pause("partner", log, ofMinutes(10));
+        assertExpiresAfter("sluice:{partner}:sl10000:log", 10_000);
+        clock.advance(ofSeconds(8));
+
+        store.recount("partner", log, 1, ofSeconds(8));
+        assertExpiresAfter("sluice:{partner}:sl10000", ofMinutes(10).toMillis());
+        // Until the hash's end in the key's time, which the test's clock moved 8 s closer.
+        assertExpiresAfter("sluice:{partner}:sl10000:log", ofMinutes(10).minusSeconds(8).toMillis());
+    }
+
     /** The call, then {@code newer} calls a millisecond later: the call is given back if it is among the 1,024 newest. */
     @ParameterizedTest
     @ValueSource(ints = {1_023, 1_024})

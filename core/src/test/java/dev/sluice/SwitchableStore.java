@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
-/** A store that fails while it is down, and otherwise decides, resets and gives back in memory. */
+/** A store that fails while it is down, and otherwise decides, resets, gives back, pauses and recounts in memory. */
 final class SwitchableStore extends ForwardingRateLimitStore {
 
     /** Whether calls reach the store; when not, they fail with {@link StoreUnavailableException}. */
@@ -56,5 +56,37 @@ final class SwitchableStore extends ForwardingRateLimitStore {
             return CompletableFuture.failedFuture(e);
         }
         return super.giveBackAsync(key, tiers, cost, ago);
+    }
+
+    @Override
+    public void pause(String key, List<Tier> tiers, Duration duration) {
+        reachable();
+        super.pause(key, tiers, duration);
+    }
+
+    @Override
+    public CompletionStage<Void> pauseAsync(String key, List<Tier> tiers, Duration duration) {
+        try {
+            reachable();
+        } catch (StoreUnavailableException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return super.pauseAsync(key, tiers, duration);
+    }
+
+    @Override
+    public void recount(String key, List<Tier> tiers, long cost, Duration ago) {
+        reachable();
+        super.recount(key, tiers, cost, ago);
+    }
+
+    @Override
+    public CompletionStage<Void> recountAsync(String key, List<Tier> tiers, long cost, Duration ago) {
+        try {
+            reachable();
+        } catch (StoreUnavailableException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return super.recountAsync(key, tiers, cost, ago);
     }
 }

@@ -55,14 +55,14 @@ local function permits(member)
 end
 
 -- The newest entry of this cost admitted no later than the call, among the log's SEARCH newest
--- entries, stopping at the first that no longer counts; or nil.
+-- entries, stopping at the first that no longer counts, and its time; or nil.
 local function newest_of_cost(log, oldest)
   for rank = 0, SEARCH - 1, PAGE do
     local entries = redis.call('ZREVRANGE', log, rank, rank + PAGE - 1, 'WITHSCORES')
     for i = 1, #entries, 2 do
       local score = tonumber(entries[i + 1])
       if score <= oldest then return nil end
-      if score <= admitted and permits(entries[i]) == cost then return entries[i] end
+      if score <= admitted and permits(entries[i]) == cost then return entries[i], score end
     end
     if #entries < 2 * PAGE then return nil end
   end
@@ -85,8 +85,8 @@ local function recount_logs()
     if algorithm == 'sl' then
       logs = logs + 1
       local log, state = KEYS[count + logs], states[i]
-      local member = newest_of_cost(log, key_now - window)
-      if member and tonumber(redis.call('ZSCORE', log, member)) < key_now then
+      local member, score = newest_of_cost(log, key_now - window)
+      if member and score < key_now then
         redis.call('ZADD', log, 'XX', key_now, member)
         local expires = key_now + window
         expires = expires + (-expires) % 1024

@@ -10,10 +10,14 @@ import dev.sluice.Tier;
 import dev.sluice.annotation.RateLimited;
 import dev.sluice.redisson.RedissonRateLimitStore;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
@@ -159,6 +163,38 @@ class ConfigurationMistakesTest {
         assertThat(report).contains("Invalid @RateLimited on " + Misspelled.class.getName() + ".hello(String): key"
                 + " '#user.toLowerCas()' calls toLowerCas() with 0 arguments", "Action:",
                 "Correct the @RateLimited annotation named above.");
+    }
+
+    /** A client rule for the partner, completed or spoilt by one more setting; the failure names the rule. */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', textBlock = """
+            host=                              | sluice.client.rules[0] (partner) has no host                        | Set sluice.client.rules[0].host
+            host=api.partner.example/v1        | sluice.client.rules[0].host (partner) 'api.partner.example/v1' is not a host with an optional port | the path goes in sluice.client.rules[0].path
+            path=/v1/{account/**               | sluice.client.rules[0].path (partner) '/v1/{account/**' is not a path pattern | Write it in Spring's PathPattern syntax
+            methods=FETCH                      | sluice.client.rules[0].methods (partner) has 'FETCH', which is not an HTTP method | Use GET, HEAD, POST
+            key=#ip                            | sluice.client.rules[0].key (partner) '#ip' refers to #ip, which a rule does not have | #request (the outbound request)
+            key=new java.io.File('/')          | uses new java.io.File('/'), which a rule's expression may not        | put anything else in a bean's method
+            max-wait=-1s                       | sluice.client.rules[0] (partner) cannot be built: maxWait must not be negative | with on-limit: wait a positive max-wait
+            tiers[0].window=0s                 | sluice.client.rules[0].tiers[0] is invalid                          | Correct the figures of sluice.client.rules[0].tiers[0]
+            """)
+    void aClientRuleThatCannotWorkIsNamed(String setting, String problem, String action, CapturedOutput output) {
+        Map<String, String> rule = new LinkedHashMap<>(Map.of("name", "partner", "host", "api.partner.example",
+                "tiers[0].limit", "5", "tiers[0].window", "1s"));
+        rule.put(setting.substring(0, setting.indexOf('=')), setting.substring(setting.indexOf('=') + 1));
+        String report = failureReport(output, rule.entrySet().stream()
+                .map(property -> "--sluice.client.rules[0]." + property.getKey() + "=" + property.getValue())
+                .toArray(String[]::new));
+
+        assertThat(report).contains(problem, "Action:", action).doesNotContain("Caused by");
+    }
+
+    @Test
+    void aClientRuleWithoutTiersIsNamed(CapturedOutput output) {
+        String report = failureReport(output, "--sluice.client.rules[0].name=partner",
+                "--sluice.client.rules[0].host=api.partner.example");
+
+        assertThat(report).contains("sluice.client.rules[0] (partner) has no tiers", "Action:",
+                "sluice.client.rules[0].tiers[0].limit");
     }
 
     /** The report of a web application with one HTTP rule, completed by the given properties. */

@@ -33,12 +33,11 @@ final class ClientRateLimitFilter implements ExchangeFilterFunction {
                     // Each request's permits are counted again once: by its answer, failure or cancellation.
                     AtomicBoolean settled = new AtomicBoolean();
                     return next.exchange(request)
-                            .doOnNext(response -> {
-                                if (settled.compareAndSet(false, true)) {
-                                    rules.answered(permits, response.statusCode().value(),
-                                            response.headers().asHttpHeaders());
-                                }
-                            })
+                            // The subscriber's next request must find what this answer changed in the store.
+                            .flatMap(response -> settled.compareAndSet(false, true)
+                                    ? Mono.fromCompletionStage(rules.answered(permits, response.statusCode().value(),
+                                            response.headers().asHttpHeaders())).thenReturn(response)
+                                    : Mono.just(response))
                             .doFinally(signal -> {
                                 if (settled.compareAndSet(false, true)) {
                                     rules.unanswered(permits);

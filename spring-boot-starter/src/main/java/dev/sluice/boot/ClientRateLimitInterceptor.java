@@ -37,7 +37,8 @@ final class ClientRateLimitInterceptor implements ClientHttpRequestInterceptor {
             rules.unanswered(permits);
             throw e;
         }
-        rules.answered(permits, response.getStatusCode().value(), response.getHeaders());
+        // The caller's next request must find what this answer changed in the store.
+        rules.answered(permits, response.getStatusCode().value(), response.getHeaders()).join();
         return response;
     }
 }

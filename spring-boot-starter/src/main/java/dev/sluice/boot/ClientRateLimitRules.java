@@ -310,14 +310,17 @@ final class ClientRateLimitRules {
 
     /**
      * The partner answered a request: each permit is counted again from now, and with
-     * {@code adapt} the answer's pause and quotas are applied. Never fails and never waits.
+     * {@code adapt} the answer's pause and quotas are applied. The caller hands the answer on
+     * once the stage completes, so that the next request of the same caller finds the store
+     * changed; the store's own timeout bounds the wait.
      *
      * @param permits the request's permits
      * @param status  the answer's status code
      * @param headers the answer's headers
+     * @return a stage completing once the store has the changes, or failed to take them; it never fails
      */
-    void answered(List<Permit> permits, int status, HttpHeaders headers) {
-        unanswered(permits);
+    CompletableFuture<Void> answered(List<Permit> permits, int status, HttpHeaders headers) {
+        List<CompletableFuture<Void>> changes = new ArrayList<>(recount(permits));
         PartnerAnswer answer = null;
         for (Permit permit : permits) {
             Rule rule = permit.rule;
@@ -327,8 +330,9 @@ final class ClientRateLimitRules {
             if (answer == null) {
                 answer = PartnerAnswer.read(status, headers, registry.clock().instant(), maxPause);
             }
-            adapt(permit, answer);
+            changes.add(adapt(permit, answer));
         }
+        return CompletableFuture.allOf(changes.toArray(CompletableFuture[]::new));
     }
 
     /**
@@ -338,42 +342,54 @@ final class ClientRateLimitRules {
      * @param permits the request's permits
      */
     void unanswered(List<Permit> permits) {
-        for (Permit permit : permits) {
-            if (permit.rule.recounts) {
-                quietly(permit.rule, "count again the permit of a request",
-                        () -> permit.rule.limiter.recountAsync(permit.key, 1, permit.plan, permit.admittedAt));
-            }
-        }
+        recount(permits);
     }
 
-    private void adapt(Permit permit, PartnerAnswer answer) {
+    private List<CompletableFuture<Void>> recount(List<Permit> permits) {
+        List<CompletableFuture<Void>> recounts = new ArrayList<>(permits.size());
+        for (Permit permit : permits) {
+            if (permit.rule.recounts) {
+                recounts.add(quietly(permit.rule, "count again the permit of a request",
+                        () -> permit.rule.limiter.recountAsync(permit.key, 1, permit.plan, permit.admittedAt)));
+            }
+        }
+        return recounts;
+    }
+
+    /** Applies what the partner said under one permit's rule; the stage completes once a pause is recorded. */
+    private CompletableFuture<Void> adapt(Permit permit, PartnerAnswer answer) {
         Rule rule = permit.rule;
         for (String ignored : answer.ignored()) {
             LOGGER.log(System.Logger.Level.DEBUG, "Client rule '" + rule.name + "' ignored part of the partner's"
                     + " answer: " + ignored);
             signals.heard(rule.name, "ignored");
         }
-        Duration pause = answer.pause();
-        if (pause != null && rule.limiter.pauses()) {
-            LOGGER.log(System.Logger.Level.DEBUG, "Client rule '" + rule.name + "' pauses for " + pause
-                    + ", as the partner asked");
-            signals.heard(rule.name, "pause");
-            quietly(rule, "pause as the partner asked", () -> rule.limiter.pauseAsync(permit.key, permit.plan, pause));
-        }
         if (rule.adapted.stated(answer.quotas())) {
             signals.heard(rule.name, "quota");
         }
+        Duration pause = answer.pause();
+        if (pause == null || !rule.limiter.pauses()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        LOGGER.log(System.Logger.Level.DEBUG, "Client rule '" + rule.name + "' pauses for " + pause
+                + ", as the partner asked");
+        signals.heard(rule.name, "pause");
+        return quietly(rule, "pause as the partner asked",
+                () -> rule.limiter.pauseAsync(permit.key, permit.plan, pause));
     }
 
-    /** Runs a store operation whose failure leaves things as they were, logging the first failure of each rule. */
-    private void quietly(Rule rule, String what, Supplier<CompletionStage<Void>> operation) {
+    /**
+     * Runs a store operation whose failure leaves things as they were, logging the first failure
+     * of each rule; the stage completes when the operation does, and never fails.
+     */
+    private CompletableFuture<Void> quietly(Rule rule, String what, Supplier<CompletionStage<Void>> operation) {
         CompletionStage<Void> done;
         try {
             done = operation.get();
         } catch (RuntimeException e) {
             done = CompletableFuture.failedFuture(e);
         }
-        done.whenComplete((ignored, failure) -> {
+        return done.toCompletableFuture().handle((ignored, failure) -> {
             if (failure != null) {
                 // The store's message may quote the key, which no log line shows.
                 System.Logger.Level level = warned.add(rule.name) ? System.Logger.Level.WARNING
@@ -381,6 +397,7 @@ final class ClientRateLimitRules {
                 LOGGER.log(level, "Client rule '" + rule.name + "' could not " + what + ": "
                         + failure.getClass().getName());
             }
+            return null;
         });
     }
 

@@ -1,70 +1,52 @@
 package dev.sluice.sample;
 
-import dev.sluice.annotation.Algorithm;
-import dev.sluice.annotation.OnLimit;
-import dev.sluice.annotation.RateLimited;
 import java.util.Map;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.boot.context.event.ApplicationReadyEvent;
-import org.springframework.context.event.EventListener;
 import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.core.env.Environment;
 import org.springframework.stereotype.Component;
+import org.springframework.web.client.HttpClientErrorException;
 import org.springframework.web.client.RestClient;
-import org.springframework.web.client.RestClientException;
 
 /**
- * Calls the partner, which allows 5 calls per second. The limit waits for a permit rather than
- * fail: callers are slowed down, and the partner never sees more than 5 calls in a second.
+ * Calls the partner, which allows 5 calls in any second. Nothing here limits the calls: the
+ * client rule {@code partner} of {@code application.yml} does, on the {@code RestClient.Builder}
+ * Spring Boot provides. Each call waits for its permit, and the partner's answers adjust the
+ * limit: a {@code Retry-After} pauses the calls until then, a lower quota lowers the limit.
  *
- * <p>A permit is counted here, before the request travels; the partner counts the request when
- * it arrives. The sliding log is exact over any second, and the window's extra 100 ms absorbs
- * the difference in travel time between calls. The first request of a cold HTTP client travels
- * far longer (about 100 to 170 ms measured on a fresh JVM), so the client connects at start-up.
+ * <p>The partner is {@code sample.partner.url}: this instance's own by default, another
+ * instance's when several share one partner.
  */
 @Component
 public class PartnerClient {
 
-    private static final Logger log = LoggerFactory.getLogger(PartnerClient.class);
-    private static final String QUOTE_URL = "http://localhost:{port}/partner/quote?symbol={symbol}";
-
-    private final RestClient http = RestClient.create();
+    private final RestClient http;
     private final Environment environment;
 
-    PartnerClient(Environment environment) {
+    PartnerClient(RestClient.Builder http, Environment environment) {
+        this.http = http.build();
         this.environment = environment;
     }
 
     /**
-     * Asks the partner for a quote, waiting up to 10 seconds for a permit.
+     * Asks the partner for a quote, waiting up to 10 seconds for a permit. A 429 is tried again
+     * once: its {@code Retry-After} paused the rule's calls, so the second call waits for it.
      *
      * @param symbol what to quote
      * @return the partner's answer
+     * @throws HttpClientErrorException.TooManyRequests when the partner refuses the second call too
      */
-    @RateLimited(name = "partner", limit = PartnerSimulator.CALLS_PER_SECOND, window = "1100ms",
-            algorithm = Algorithm.SLIDING_LOG, onLimit = OnLimit.WAIT, maxWait = "10s")
     public Map<String, Object> quote(String symbol) {
-        return http.get()
-                .uri(QUOTE_URL, port(), symbol)
-                .retrieve()
-                .body(new ParameterizedTypeReference<>() { });
-    }
-
-    /**
-     * Opens the connection to the partner, and loads the HTTP client, with an {@code OPTIONS}
-     * request, which the partner answers without counting it as a call.
-     */
-    @EventListener(ApplicationReadyEvent.class)
-    void connect() {
         try {
-            http.options().uri(QUOTE_URL, port(), "").retrieve().toBodilessEntity();
-        } catch (RestClientException e) {
-            log.warn("Could not connect to the partner ahead of the first quote: {}", e.getMessage());
+            return fetch(symbol);
+        } catch (HttpClientErrorException.TooManyRequests refused) {
+            return fetch(symbol);
         }
     }
 
-    private String port() {
-        return environment.getProperty("local.server.port");
+    private Map<String, Object> fetch(String symbol) {
+        return http.get()
+                .uri(environment.getRequiredProperty("sample.partner.url") + "/partner/quote?symbol={symbol}", symbol)
+                .retrieve()
+                .body(new ParameterizedTypeReference<>() { });
     }
 }

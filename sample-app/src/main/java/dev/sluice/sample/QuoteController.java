@@ -5,8 +5,15 @@ import dev.sluice.annotation.RateLimited;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -15,8 +22,8 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * Quotes from the partner: one at a time, at most 2 fresh ones per client address in 10
- * seconds and after that the last one fetched, or many at once, throttled by
- * {@link PartnerClient}.
+ * seconds and after that the last one fetched, or many at once, throttled by the client rule
+ * {@link PartnerClient} is called under.
  */
 @RestController
 public class QuoteController {
@@ -24,8 +31,8 @@ public class QuoteController {
     /**
      * What a batch did.
      *
-     * @param calls         calls made to the partner
-     * @param violations    calls the partner counted as breaking its cap
+     * @param calls         quotes fetched from the partner
+     * @param violations    calls this instance's partner counted as over its quota
      * @param elapsedMillis how long the batch took
      */
     public record BatchResult(int calls, long violations, long elapsedMillis) {
@@ -84,17 +91,40 @@ public class QuoteController {
     }
 
     /**
-     * Makes {@code count} calls to the partner, one after another.
+     * Makes {@code count} calls to the partner from {@code threads} threads at once, as a loaded
+     * service would; each call waits for its permit.
      *
-     * @param count how many, 1 to 100
-     * @return the calls made, the partner's violation count during the batch, and the time taken
+     * @param count   how many, 1 to 100
+     * @param threads how many threads share them, 1 to 16
+     * @return the calls made, the violations this instance's partner counted during the batch,
+     *         and the time taken
+     * @throws InterruptedException when the request's thread is interrupted while the batch runs
      */
     @PostMapping("/api/quotes/batch")
-    public BatchResult batch(@RequestParam(defaultValue = "20") @Min(1) @Max(100) int count) {
+    public BatchResult batch(@RequestParam(defaultValue = "20") @Min(1) @Max(100) int count,
+                             @RequestParam(defaultValue = "1") @Min(1) @Max(16) int threads)
+            throws InterruptedException {
         long violationsBefore = simulator.violations();
         long start = System.nanoTime();
-        for (int i = 0; i < count; i++) {
-            partner.quote("SYM" + i);
+        AtomicInteger next = new AtomicInteger();
+        Callable<Void> caller = () -> {
+            for (int i = next.getAndIncrement(); i < count; i = next.getAndIncrement()) {
+                partner.quote("SYM" + i);
+            }
+            return null;
+        };
+        ExecutorService callers = Executors.newFixedThreadPool(threads);
+        try {
+            for (Future<Void> done : callers.invokeAll(Collections.nCopies(threads, caller))) {
+                done.get();
+            }
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException failure) {
+                throw failure;
+            }
+            throw new IllegalStateException(e.getCause());
+        } finally {
+            callers.shutdownNow();
         }
         return new BatchResult(count, simulator.violations() - violationsBefore,
                 Duration.ofNanos(System.nanoTime() - start).toMillis());

@@ -12,7 +12,8 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
  *       ({@link OrganizationPlans}), the limits set in {@code application.yml};</li>
  *   <li>{@link CatalogController}: an endpoint limited by a rule of {@code application.yml}
  *       alone, three tiers on one path;</li>
- *   <li>{@link PartnerClient}: outbound calls to a partner that caps us, waiting for a permit.</li>
+ *   <li>{@link PartnerClient}: outbound calls to a partner that caps us, limited by a client rule
+ *       of {@code application.yml}: they wait for permits and follow what the partner answers.</li>
  * </ul>
  */
 @SpringBootApplication

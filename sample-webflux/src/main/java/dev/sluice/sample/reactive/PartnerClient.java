@@ -1,27 +1,25 @@
 package dev.sluice.sample.reactive;
 
-import dev.sluice.annotation.Algorithm;
-import dev.sluice.annotation.OnLimit;
-import dev.sluice.annotation.RateLimited;
 import java.util.Map;
 import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.core.env.Environment;
 import org.springframework.stereotype.Component;
 import org.springframework.web.reactive.function.client.WebClient;
+import org.springframework.web.reactive.function.client.WebClientResponseException;
 import reactor.core.publisher.Mono;
 
 /**
- * Calls the partner, which allows 5 calls per second, with {@code WebClient}. Each subscription to
- * a quote waits for a permit (up to 10 seconds) before the request leaves, on a timer rather than
- * a sleeping thread, so a batch of calls ties up no event loop while it is throttled.
+ * Calls the partner, which allows 5 calls in any second, with {@code WebClient}. Nothing here
+ * limits the calls: the client rule {@code partner} of {@code application.yml} does, on the
+ * {@code WebClient.Builder} Spring Boot provides. Each request waits for its permit on a timer
+ * rather than a sleeping thread, so a batch of calls ties up no event loop while it is throttled,
+ * and the partner's answers adjust the limit: a {@code Retry-After} pauses the calls until then,
+ * a lower quota lowers the limit.
  *
- * <p>The sliding log is exact over any second; the window's extra 100 ms absorbs the difference
- * in travel time between calls.
+ * <p>The partner is {@code sample.partner.url}: this instance's own by default.
  */
 @Component
 public class PartnerClient {
-
-    private static final String QUOTE_URL = "http://localhost:{port}/partner/quote?symbol={symbol}";
 
     private final WebClient http;
     private final Environment environment;
@@ -32,15 +30,22 @@ public class PartnerClient {
     }
 
     /**
-     * Asks the partner for a quote when subscribed, once a permit is free.
+     * Asks the partner for a quote when subscribed, once a permit is free (up to 10 seconds). A
+     * 429 is tried again once: its {@code Retry-After} paused the rule's calls, so the second call
+     * waits for it.
      *
      * @param symbol what to quote
-     * @return the partner's answer
+     * @return the partner's answer; {@link WebClientResponseException.TooManyRequests} when the
+     *         partner refuses the second call too
      */
-    @RateLimited(name = "partner", limit = PartnerSimulator.CALLS_PER_SECOND, window = "1100ms",
-            algorithm = Algorithm.SLIDING_LOG, onLimit = OnLimit.WAIT, maxWait = "10s")
     public Mono<Map<String, Object>> quote(String symbol) {
-        return http.get().uri(QUOTE_URL, environment.getProperty("local.server.port"), symbol).retrieve()
+        return fetch(symbol).onErrorResume(WebClientResponseException.TooManyRequests.class, refused -> fetch(symbol));
+    }
+
+    private Mono<Map<String, Object>> fetch(String symbol) {
+        return http.get()
+                .uri(environment.getRequiredProperty("sample.partner.url") + "/partner/quote?symbol={symbol}", symbol)
+                .retrieve()
                 .bodyToMono(new ParameterizedTypeReference<>() { });
     }
 }

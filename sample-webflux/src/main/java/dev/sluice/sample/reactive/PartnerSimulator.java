@@ -1,64 +1,178 @@
 package dev.sluice.sample.reactive;
 
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.server.ResponseStatusException;
 
 /**
- * Stands in for a third-party API that allows 5 calls per second: it answers every call, and
- * counts as a violation each call that arrives when 5 others arrived within the second before
- * it.
+ * Stands in for a third-party API that allows a quota of calls in any second (5 unless changed)
+ * and talks as real APIs do: every answer states the quota and what is left of it
+ * ({@code RateLimit-Policy} and {@code RateLimit}), and a call arriving when the quota's worth of
+ * calls arrived within the second before it is answered 429 with {@code Retry-After: 1}, and
+ * counted as a violation.
+ *
+ * <p>Whoever plays with the sample can make the partner refuse the next call for longer
+ * ({@code POST /partner/break?retryAfter=3}), change its quota ({@code POST /partner/quota?calls=3}),
+ * and see what it heard ({@code GET /partner/stats}; {@code DELETE} starts the counts afresh).
+ * Each call is decided at once, under a lock held for a few lines: nothing here blocks the event
+ * loop for long.
  */
 @RestController
+@RequestMapping("/partner")
 public class PartnerSimulator {
 
-    /** The partner's cap: calls per second. */
-    static final int CALLS_PER_SECOND = 5;
+    /** The quota, in calls per second, until someone changes it. */
+    static final int DEFAULT_QUOTA = 5;
 
-    /** The arrival times of the last {@value #CALLS_PER_SECOND} calls, oldest at {@code next}. */
-    private final long[] lastArrivals = new long[CALLS_PER_SECOND];
-    private int next;
-    private final AtomicLong calls = new AtomicLong();
-    private final AtomicLong violations = new AtomicLong();
+    private static final long SECOND = Duration.ofSeconds(1).toNanos();
+
+    /** The arrival times of the calls within the last second, oldest first. */
+    private final Deque<Long> lastSecond = new ArrayDeque<>();
+    private int quota = DEFAULT_QUOTA;
+    /** The {@code Retry-After} of the 429 the next call gets, or 0 for none. */
+    private int breakNext;
+    private long calls;
+    private long violations;
+    private long forced429s;
+    private int mostInOneSecond;
+    private long lastArrival;
+    /** Whether a 429 the partner was told to send was sent since the counts started. */
+    private boolean forced;
+    /** The longest time between two calls from the last such 429 on; -1 while no call followed it. */
+    private long longestQuiet = -1;
 
     /**
-     * Quotes a price.
+     * What the partner heard since it started, or since its counts were last started afresh.
+     *
+     * @param quota the quota now, in calls per second
+     * @param calls the calls that arrived, answered or refused
+     * @param violations the calls that arrived over the quota
+     * @param forced429s the calls refused because the partner was told to
+     * @param mostInOneSecond the most calls that arrived within any one second
+     * @param longestQuietAfterForced429Millis the longest time the partner heard no call, from the
+     *        last of the {@code forced429s} to the last call; {@code null} while no call followed it
+     */
+    public record Stats(int quota, long calls, long violations, long forced429s, int mostInOneSecond,
+                        @Nullable Long longestQuietAfterForced429Millis) {
+    }
+
+    /**
+     * Quotes a price, if the quota allows.
      *
      * @param symbol what to quote
-     * @return the quote
+     * @return the quote, or a 429 with the time to wait
      */
-    @GetMapping("/partner/quote")
-    public Map<String, Object> quote(@RequestParam String symbol) {
+    @GetMapping("/quote")
+    public synchronized ResponseEntity<Map<String, Object>> quote(@RequestParam String symbol) {
         long now = System.nanoTime();
-        synchronized (lastArrivals) {
-            // The call that arrived CALLS_PER_SECOND calls ago must be a second old or more.
-            if (calls.get() >= CALLS_PER_SECOND && now - lastArrivals[next] < 1_000_000_000L) {
-                violations.incrementAndGet();
-            }
-            lastArrivals[next] = now;
-            next = (next + 1) % CALLS_PER_SECOND;
-            calls.incrementAndGet();
+        while (!lastSecond.isEmpty() && now - lastSecond.peekFirst() >= SECOND) {
+            lastSecond.removeFirst();
         }
-        return Map.of("symbol", symbol, "price", 100 + Math.abs(symbol.hashCode() % 900));
+        boolean overQuota = lastSecond.size() >= quota;
+        lastSecond.addLast(now);
+        calls++;
+        mostInOneSecond = Math.max(mostInOneSecond, lastSecond.size());
+        if (forced) {
+            longestQuiet = Math.max(longestQuiet, now - lastArrival);
+        }
+        lastArrival = now;
+        int retryAfter = 0;
+        if (breakNext > 0) {
+            retryAfter = breakNext;
+            breakNext = 0;
+            forced429s++;
+            forced = true;
+            longestQuiet = -1;
+        } else if (overQuota) {
+            retryAfter = 1;
+            violations++;
+        }
+        int remaining = Math.max(0, quota - lastSecond.size());
+        // With a window of one second, a permit is always back within a second.
+        int reset = remaining > 0 ? 0 : 1;
+        ResponseEntity.BodyBuilder answer = retryAfter > 0
+                ? ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS).header("Retry-After", String.valueOf(retryAfter))
+                : ResponseEntity.ok();
+        return answer.header("RateLimit-Policy", "\"quotes\";q=" + quota + ";w=1")
+                .header("RateLimit", "\"quotes\";r=" + remaining + ";t=" + reset)
+                .body(retryAfter > 0 ? Map.of("error", "too many calls")
+                        : Map.of("symbol", symbol, "price", 100 + Math.abs(symbol.hashCode() % 900)));
     }
 
     /**
-     * Calls received so far.
+     * Has the next call answered 429 with this {@code Retry-After}, whatever the quota says.
      *
-     * @return the count
+     * @param retryAfter the seconds the next call is told to wait, 1 to 3600
+     * @return the {@code Retry-After} the next call will get
      */
-    long calls() {
-        return calls.get();
+    @PostMapping("/break")
+    public synchronized Map<String, Object> breakNext(@RequestParam int retryAfter) {
+        if (retryAfter < 1 || retryAfter > 3600) {
+            throw new ResponseStatusException(HttpStatus.BAD_REQUEST, "retryAfter must be from 1 to 3600");
+        }
+        breakNext = retryAfter;
+        return Map.of("retryAfter", retryAfter);
     }
 
     /**
-     * Calls that broke the cap so far.
+     * Changes the quota from the next call on.
+     *
+     * @param calls the calls allowed in any second, 1 to 1000
+     * @return the new quota
+     */
+    @PostMapping("/quota")
+    public synchronized Map<String, Object> quota(@RequestParam int calls) {
+        if (calls < 1 || calls > 1000) {
+            throw new ResponseStatusException(HttpStatus.BAD_REQUEST, "calls must be from 1 to 1000");
+        }
+        quota = calls;
+        return Map.of("quota", calls);
+    }
+
+    /**
+     * What the partner heard.
+     *
+     * @return the counts
+     */
+    @GetMapping("/stats")
+    public synchronized Stats stats() {
+        return new Stats(quota, calls, violations, forced429s, mostInOneSecond,
+                longestQuiet < 0 ? null : Duration.ofNanos(longestQuiet).toMillis());
+    }
+
+    /**
+     * Starts the counts afresh, keeping the quota and any break to come.
+     *
+     * @return the counts, all zero
+     */
+    @DeleteMapping("/stats")
+    public synchronized Stats resetStats() {
+        calls = 0;
+        violations = 0;
+        forced429s = 0;
+        mostInOneSecond = 0;
+        forced = false;
+        longestQuiet = -1;
+        return stats();
+    }
+
+    /**
+     * Calls that arrived over the quota so far.
      *
      * @return the count
      */
-    long violations() {
-        return violations.get();
+    synchronized long violations() {
+        return violations;
     }
 }

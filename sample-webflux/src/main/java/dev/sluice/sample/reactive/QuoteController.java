@@ -9,15 +9,18 @@ import org.springframework.web.server.ResponseStatusException;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
-/** Fetches many quotes from the partner at once, throttled by {@link PartnerClient}. */
+/**
+ * Fetches many quotes from the partner at once, throttled by the client rule {@link PartnerClient}
+ * is called under.
+ */
 @RestController
 public class QuoteController {
 
     /**
      * What a batch did.
      *
-     * @param calls         calls made to the partner
-     * @param violations    calls the partner counted as breaking its cap
+     * @param calls         quotes fetched from the partner
+     * @param violations    calls this instance's partner counted as over its quota
      * @param elapsedMillis how long the batch took
      */
     public record BatchResult(int calls, long violations, long elapsedMillis) {
@@ -35,7 +38,8 @@ public class QuoteController {
      * Makes {@code count} calls to the partner, all at once: each waits for its permit.
      *
      * @param count how many, 1 to 100
-     * @return the calls made, the partner's violation count during the batch, and the time taken
+     * @return the calls made, the violations this instance's partner counted during the batch,
+     *         and the time taken
      */
     @PostMapping("/api/quotes/batch")
     public Mono<BatchResult> batch(@RequestParam(defaultValue = "20") int count) {

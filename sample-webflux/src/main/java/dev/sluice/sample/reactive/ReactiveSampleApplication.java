@@ -10,8 +10,9 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
  * <ul>
  *   <li>{@link OtpController}: one-time codes, at most 3 a minute per client address, answered
  *       with the same 429 as the servlet sample;</li>
- *   <li>{@link PartnerClient}: outbound {@code WebClient} calls to a partner that caps us, each
- *       waiting for a permit without holding a thread;</li>
+ *   <li>{@link PartnerClient}: outbound {@code WebClient} calls to a partner that caps us, limited
+ *       by a client rule of {@code application.yml}: each waits for a permit without holding a
+ *       thread, and the rule follows what the partner answers;</li>
  *   <li>{@link CatalogController}: the public catalog, limited from configuration alone by the
  *       rule {@code product-api}, however a client writes its request.</li>
  * </ul>

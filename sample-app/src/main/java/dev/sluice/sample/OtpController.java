@@ -1,5 +1,6 @@
 package dev.sluice.sample;
 
+import dev.sluice.annotation.Algorithm;
 import dev.sluice.annotation.FailurePolicy;
 import dev.sluice.annotation.RateLimited;
 import jakarta.validation.Valid;
@@ -95,8 +96,10 @@ public class OtpController {
     }
 
     /**
-     * Checks a code. Only wrong codes count against the number's limit: each check holds a
-     * permit while it runs, and a right code gives it back.
+     * Checks a code. Only wrong codes count against the number's limit, five in any 15 minutes
+     * (a sliding log: a number blocked after its fifth is told to wait the block's 15 minutes,
+     * whenever in a window it fell): each check holds a permit while it runs, and a right code
+     * gives it back.
      *
      * @param check the number and the code
      * @return the answer to a right code
@@ -104,7 +107,7 @@ public class OtpController {
      */
     @PostMapping("/api/otp/verify")
     @RateLimited(name = "otp-verify", key = "#check.phone.replaceAll('[^+0-9]', '')", limit = 5, window = "15m",
-            blockFor = "15m", countOn = WrongCodeException.class,
+            algorithm = Algorithm.SLIDING_LOG, blockFor = "15m", countOn = WrongCodeException.class,
             message = "Too many wrong codes for this number; try again later",
             onStoreFailure = FailurePolicy.FAIL_CLOSED)
     public CodeCheckResponse verify(@Valid @RequestBody CodeCheck check) {

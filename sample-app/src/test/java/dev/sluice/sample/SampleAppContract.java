@@ -1,10 +1,7 @@
 package dev.sluice.sample;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.sluice.RateLimiter;
-import dev.sluice.RateLimiterRegistry;
 import dev.sluice.test.AdmissionLog;
 import java.net.URI;
 import java.util.ArrayList;
@@ -53,9 +50,6 @@ abstract class SampleAppContract {
 
     @Autowired
     private AdmissionLog admissions;
-
-    @Autowired
-    private RateLimiterRegistry registry;
 
     @Autowired
     private OneTimeCodes codes;
@@ -288,15 +282,8 @@ abstract class SampleAppContract {
         return result;
     }
 
-    /** The client rule {@code partner}'s limiter. */
-    private RateLimiter partnerRule() {
-        return registry.find("partner").orElseThrow();
-    }
-
     @Test
     void aBatchFromFourThreadsKeepsToThePartnersQuotaByThePartnersOwnCount() throws Exception {
-        assumeTrue(partnerRule().recounts(), "the store counts the partner's calls from when they leave, not again"
-                + " from the partner's answers: the partner's window is not held whatever the travel time");
         partnerAfresh();
         admissions.clear();
         Matcher result = batch(20, 4);
@@ -330,7 +317,6 @@ abstract class SampleAppContract {
 
     @Test
     void aPartnerAnswering429WithRetryAfterHearsNoCallUntilThen() throws Exception {
-        assumeTrue(partnerRule().pauses(), "the store cannot pause the partner's calls");
         partnerAfresh();
         assertThat(send("POST", "/partner/break?retryAfter=2", null).getResponseBody()).isEqualTo("{\"retryAfter\":2}");
         Matcher result = batch(3, 1);
@@ -346,8 +332,6 @@ abstract class SampleAppContract {
 
     @Test
     void aPartnerLoweringItsQuotaIsFollowed() throws Exception {
-        assumeTrue(partnerRule().recounts(), "the store counts the partner's calls from when they leave, not again"
-                + " from the partner's answers");
         partnerAfresh();
         try {
             assertThat(send("POST", "/partner/quota?calls=3", null).getResponseBody()).isEqualTo("{\"quota\":3}");

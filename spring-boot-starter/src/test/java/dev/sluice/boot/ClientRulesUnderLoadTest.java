@@ -22,21 +22,23 @@ import org.springframework.web.client.RestClient;
 
 /**
  * An application configured by one client rule alone, calling from 16 threads at once a partner
- * that allows 5 calls a second and counts them by its own clock when they arrive, each after
- * travelling up to 150 ms: the partner never sees more than 5 in any second.
+ * that allows 5 calls in 2 seconds and counts them by its own clock when they arrive, each after
+ * travelling up to 150 ms: the partner never sees more than 5 in any 2 seconds. (Exact as long as
+ * answers come back within the window, which the window's length leaves a loaded machine ample
+ * room for.)
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class ClientRulesUnderLoadTest {
 
     @Test
-    void callsFromManyThreadsNeverExceedThePartnersLimitInAnySecondOfItsClock() throws Exception {
+    void callsFromManyThreadsNeverExceedThePartnersLimitInAnyWindowOfItsClock() throws Exception {
         try (PartnerStub partner = PartnerStub.start(InstantSource.system());
              ConfigurableApplicationContext app = new SpringApplicationBuilder(ClientApp.class)
                      .web(WebApplicationType.NONE)
                      .properties("sluice.client.rules[0].name=partner",
                              "sluice.client.rules[0].host=127.0.0.1",
                              "sluice.client.rules[0].tiers[0].limit=5",
-                             "sluice.client.rules[0].tiers[0].window=1s")
+                             "sluice.client.rules[0].tiers[0].window=2s")
                      .run("--spring.config.name=client-rules-under-load")) {
             // Requests travel unevenly: what the partner counts is when they arrive.
             partner.beforeCounting(arrival -> {
@@ -50,7 +52,7 @@ class ClientRulesUnderLoadTest {
             ExecutorService threads = Executors.newFixedThreadPool(16);
             try {
                 List<Future<?>> calls = new ArrayList<>();
-                for (int i = 0; i < 40; i++) {
+                for (int i = 0; i < 25; i++) {
                     int call = i;
                     calls.add(threads.submit(() -> client.get().uri("/quotes/{i}", call).retrieve()
                             .toBodilessEntity()));
@@ -62,8 +64,8 @@ class ClientRulesUnderLoadTest {
                 threads.shutdownNow();
             }
 
-            assertThat(partner.arrivals()).hasSize(40);
-            assertThat(partner.mostWithin(Duration.ofSeconds(1))).as("arrivals within any second of the partner's")
+            assertThat(partner.arrivals()).hasSize(25);
+            assertThat(partner.mostWithin(Duration.ofSeconds(2))).as("arrivals within any 2 s of the partner's")
                     .isLessThanOrEqualTo(5);
         }
     }

@@ -26,7 +26,11 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.restclient.RestTemplateBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.client.RestClient;
+import org.springframework.web.service.annotation.GetExchange;
+import org.springframework.web.service.annotation.HttpExchange;
+import org.springframework.web.service.registry.ImportHttpServices;
 
 /**
  * Client rules on the {@code RestClient} and {@code RestTemplate} Spring Boot builds, against a
@@ -48,13 +52,17 @@ class ClientRulesTest {
 
     /** An application with one client rule for the partner: 5 calls a second, and {@code more} settings. */
     private ConfigurableApplicationContext start(String... more) {
+        return start(ClientApp.class, more);
+    }
+
+    private ConfigurableApplicationContext start(Class<?> application, String... more) {
         List<String> properties = new ArrayList<>(List.of(
                 "sluice.client.rules[0].name=partner",
                 "sluice.client.rules[0].host=127.0.0.1:" + partner.port(),
                 "sluice.client.rules[0].tiers[0].limit=5",
                 "sluice.client.rules[0].tiers[0].window=1s"));
         properties.addAll(List.of(more));
-        ConfigurableApplicationContext app = new SpringApplicationBuilder(ClientApp.class)
+        ConfigurableApplicationContext app = new SpringApplicationBuilder(application)
                 .web(WebApplicationType.NONE)
                 .initializers(context -> context.getBeanFactory().registerSingleton("clock", clock))
                 .properties(properties.toArray(String[]::new))
@@ -137,6 +145,18 @@ class ClientRulesTest {
         }
         assertThatThrownBy(() -> template.getForEntity("/quotes/6", String.class))
                 .isInstanceOf(RateLimitExceededException.class);
+        assertThat(partner.arrivals()).hasSize(5);
+    }
+
+    @Test
+    void httpServiceClientsSpringBootMakesAreLimitedToo() {
+        ConfigurableApplicationContext app = start(HttpServiceApp.class, "sluice.client.rules[0].on-limit=reject",
+                "spring.http.serviceclient.partner.base-url=" + partner.url());
+        Quotes quotes = app.getBean(Quotes.class);
+        for (int i = 0; i < 5; i++) {
+            quotes.quote("ACME");
+        }
+        assertThatThrownBy(() -> quotes.quote("ACME")).isInstanceOf(RateLimitExceededException.class);
         assertThat(partner.arrivals()).hasSize(5);
     }
 
@@ -226,6 +246,21 @@ class ClientRulesTest {
         assertThatThrownBy(() -> call(client, "/quotes/1")).hasMessageContaining("429");
         call(client, "/quotes/2");
         assertThat(partner.arrivals()).hasSize(2);
+    }
+
+    /** The partner's API, as an HTTP service interface. */
+    @HttpExchange("/quotes")
+    interface Quotes {
+
+        @GetExchange("/{symbol}")
+        String quote(@PathVariable String symbol);
+    }
+
+    /** The application, with the partner's API as an HTTP service client of the group {@code partner}. */
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    @ImportHttpServices(group = "partner", types = Quotes.class)
+    static class HttpServiceApp extends ClientApp {
     }
 
     /** The application: Spring Boot's clients, Sluice, metrics; the test's clock moves as calls wait. */

@@ -1,7 +1,6 @@
 package dev.sluice.boot;
 
 import dev.sluice.LimitDefinition;
-import dev.sluice.RateLimitListener;
 import dev.sluice.RateLimiter;
 import dev.sluice.RateLimiterRegistry;
 import dev.sluice.Tier;
@@ -15,7 +14,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -32,7 +30,6 @@ import org.springframework.http.HttpHeaders;
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.util.pattern.PathPattern;
 import org.springframework.web.util.pattern.PathPatternParser;
-import org.springframework.web.util.pattern.PatternParseException;
 
 /**
  * The limiters of {@code sluice.client.rules}: each rule, checked when the application starts
@@ -116,25 +113,9 @@ final class ClientRateLimitRules {
         this.signals = signals;
         this.expressions = new RuleExpressions(Set.of("request", "host", "path"), "#request (the outbound request),"
                 + " #host (its host) or #path (the path's variables: #path['symbol'])", beans);
-        List<Rule> parsed = new ArrayList<>();
-        Set<String> names = new HashSet<>();
-        for (int i = 0; i < configured.size(); i++) {
-            SluiceProperties.ClientRule rule = configured.get(i);
-            String property = "sluice.client.rules[" + i + "]";
-            String name = rule.getName();
-            if (name == null || name.isBlank()) {
-                throw new SluiceConfigurationException(property + " has no name", "Set " + property + ".name: it"
-                        + " names the limiter in metrics and the actuator endpoint.", null);
-            }
-            if (!names.add(name)) {
-                throw new SluiceConfigurationException(property + " is named '" + name + "' like an earlier rule",
-                        "Give each rule its own name; a rule may have several tiers.", null);
-            }
-            if (overrides.enabled(name)) {
-                parsed.add(parse(property, name, rule, overrides));
-            }
-        }
-        this.rules = List.copyOf(parsed);
+        this.rules = ConfiguredRules.parse("sluice.client.rules", configured, SluiceProperties.ClientRule::getName,
+                "metrics and the actuator endpoint", name -> !overrides.enabled(name),
+                (property, name, rule) -> parse(property, name, rule, overrides));
     }
 
     /**
@@ -186,24 +167,9 @@ final class ClientRateLimitRules {
                     + "' is not a host with an optional port", "Write the host alone, such as api.partner.com or"
                     + " localhost:8080; the path goes in " + property + ".path.", null);
         }
-        PathPattern pattern;
-        try {
-            pattern = PathPatternParser.defaultInstance.parse(rule.getPath());
-        } catch (PatternParseException e) {
-            throw new SluiceConfigurationException(property + ".path (" + name + ") '" + rule.getPath()
-                    + "' is not a path pattern: " + e.getMessage(), "Write it in Spring's PathPattern syntax:"
-                    + " /v1/quotes/{symbol} or /v1/**.", e);
-        }
-        Set<String> methods = new HashSet<>();
-        for (String method : rule.getMethods()) {
-            String upper = method.trim().toUpperCase(Locale.ROOT);
-            if (!upper.matches("GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS|TRACE")) {
-                throw new SluiceConfigurationException(property + ".methods (" + name + ") has '" + method
-                        + "', which is not an HTTP method", "Use GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS or"
-                        + " TRACE, or leave methods out for all of them.", null);
-            }
-            methods.add(upper);
-        }
+        PathPattern pattern = ConfiguredRules.pattern(PathPatternParser.defaultInstance, property, name,
+                rule.getPath(), "/v1/quotes/{symbol} or /v1/**");
+        Set<String> methods = ConfiguredRules.methods(property, name, rule.getMethods());
         if (rule.getTiers().isEmpty()) {
             throw new SluiceConfigurationException(property + " (" + name + ") has no tiers", "Give it the partner's"
                     + " limit as a tier: " + property + ".tiers[0].limit and " + property + ".tiers[0].window.", null);
@@ -245,16 +211,7 @@ final class ClientRateLimitRules {
 
     /** The rules matching a request's method and URI, in their order. */
     List<Rule> matching(String method, URI uri) {
-        List<Rule> matched = null;
-        for (Rule rule : rules) {
-            if (rule.matches(method, uri)) {
-                if (matched == null) {
-                    matched = new ArrayList<>(2);
-                }
-                matched.add(rule);
-            }
-        }
-        return matched == null ? List.of() : matched;
+        return ConfiguredRules.matching(rules, rule -> rule.matches(method, uri));
     }
 
     /**
@@ -425,14 +382,7 @@ final class ClientRateLimitRules {
             return new Call(RuleExpressions.value(rule.name, "key", rule.key, context, ""),
                     RuleExpressions.value(rule.name, "plan", rule.plan, context, null));
         } catch (RateLimitKeyException error) {
-            for (RateLimitListener listener : registry.listeners()) {
-                listener.onKeyError(rule.limiter, error);
-            }
-            return switch (onKeyError) {
-                case REJECT -> throw error;
-                case SHARED_KEY -> new Call("(key error)", null);
-                case SKIP -> null;
-            };
+            return ConfiguredRules.afterKeyError(registry, rule.limiter, error, onKeyError, new Call("(key error)", null));
         }
     }
 

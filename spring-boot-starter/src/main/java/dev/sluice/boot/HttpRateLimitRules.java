@@ -2,7 +2,6 @@ package dev.sluice.boot;
 
 import dev.sluice.ForwardingRateLimitStore;
 import dev.sluice.LimitDefinition;
-import dev.sluice.RateLimitListener;
 import dev.sluice.RateLimitStore;
 import dev.sluice.RateLimiter;
 import dev.sluice.RateLimiterRegistry;
@@ -13,7 +12,6 @@ import dev.sluice.aop.RateLimitKeyException;
 import dev.sluice.aop.RateLimitVariables;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -31,7 +29,6 @@ import org.springframework.expression.spel.support.StandardEvaluationContext;
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.util.pattern.PathPattern;
 import org.springframework.web.util.pattern.PathPatternParser;
-import org.springframework.web.util.pattern.PatternParseException;
 
 /**
  * The limiters of {@code sluice.http.rules}: each rule, checked when the application starts
@@ -88,25 +85,9 @@ final class HttpRateLimitRules {
         this.paths = paths;
         this.expressions = new RuleExpressions(Set.of("ip", "request", "path"), "#ip (the client address), #request"
                 + " (the request) or #path (the path's variables: #path['orgId'])", beans);
-        List<Rule> parsed = new ArrayList<>();
-        Set<String> names = new HashSet<>();
-        for (int i = 0; i < configured.size(); i++) {
-            SluiceProperties.Rule rule = configured.get(i);
-            String property = "sluice.http.rules[" + i + "]";
-            String name = rule.getName();
-            if (name == null || name.isBlank()) {
-                throw new SluiceConfigurationException(property + " has no name", "Set " + property + ".name: it"
-                        + " names the limiter in headers, metrics and the actuator endpoint.", null);
-            }
-            if (!names.add(name)) {
-                throw new SluiceConfigurationException(property + " is named '" + name + "' like an earlier rule",
-                        "Give each rule its own name; a rule may have several tiers.", null);
-            }
-            if (overrides.enabled(name)) {
-                parsed.add(parse(property, name, rule, overrides));
-            }
-        }
-        this.rules = List.copyOf(parsed);
+        this.rules = ConfiguredRules.parse("sluice.http.rules", configured, SluiceProperties.Rule::getName,
+                "headers, metrics and the actuator endpoint", name -> !overrides.enabled(name),
+                (property, name, rule) -> parse(property, name, rule, overrides));
     }
 
     /**
@@ -144,27 +125,12 @@ final class HttpRateLimitRules {
             throw new SluiceConfigurationException(property + " (" + name + ") has no path", "Set " + property
                     + ".path to a path pattern, such as /v1/organizations/{orgId}/product/**.", null);
         }
-        PathPattern pattern;
-        try {
-            pattern = paths.parse(rule.getPath());
-        } catch (PatternParseException e) {
-            throw new SluiceConfigurationException(property + ".path (" + name + ") '" + rule.getPath()
-                    + "' is not a path pattern: " + e.getMessage(), "Write it in Spring's PathPattern syntax:"
-                    + " /v1/organizations/{orgId}/product/**.", e);
-        }
-        Set<String> methods = new HashSet<>();
-        for (String method : rule.getMethods()) {
-            String upper = method.trim().toUpperCase(Locale.ROOT);
-            if (!upper.matches("GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS|TRACE")) {
-                throw new SluiceConfigurationException(property + ".methods (" + name + ") has '" + method
-                        + "', which is not an HTTP method", "Use GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS or"
-                        + " TRACE, or leave methods out for all of them.", null);
-            }
-            methods.add(upper);
-            if (upper.equals("GET")) {
-                // Spring answers HEAD with the GET handler: it runs as often.
-                methods.add("HEAD");
-            }
+        PathPattern pattern = ConfiguredRules.pattern(paths, property, name, rule.getPath(),
+                "/v1/organizations/{orgId}/product/**");
+        Set<String> methods = ConfiguredRules.methods(property, name, rule.getMethods());
+        if (methods.contains("GET")) {
+            // Spring answers HEAD with the GET handler: it runs as often.
+            methods.add("HEAD");
         }
         if (rule.getTiers().isEmpty()) {
             throw new SluiceConfigurationException(property + " (" + name + ") has no tiers", "Give it at least one"
@@ -238,16 +204,7 @@ final class HttpRateLimitRules {
 
     /** The rules matching a request's method and path within the application, in their order. */
     List<Rule> matching(String method, PathContainer path) {
-        List<Rule> matched = null;
-        for (Rule rule : rules) {
-            if (rule.matches(method, path)) {
-                if (matched == null) {
-                    matched = new ArrayList<>(2);
-                }
-                matched.add(rule);
-            }
-        }
-        return matched == null ? List.of() : matched;
+        return ConfiguredRules.matching(rules, rule -> rule.matches(method, path));
     }
 
     /** The rules, in their order. */
@@ -280,14 +237,7 @@ final class HttpRateLimitRules {
             return new Call(RuleExpressions.value(rule.name, "key", rule.key, context, ""),
                     RuleExpressions.value(rule.name, "plan", rule.plan, context, null));
         } catch (RateLimitKeyException error) {
-            for (RateLimitListener listener : registry.listeners()) {
-                listener.onKeyError(rule.limiter, error);
-            }
-            return switch (onKeyError) {
-                case REJECT -> throw error;
-                case SHARED_KEY -> new Call("(key error)", null);
-                case SKIP -> null;
-            };
+            return ConfiguredRules.afterKeyError(registry, rule.limiter, error, onKeyError, new Call("(key error)", null));
         }
     }
 

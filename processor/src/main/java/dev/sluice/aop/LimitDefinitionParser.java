@@ -43,7 +43,7 @@ final class LimitDefinitionParser {
 
     private static final Pattern WHOLE_NUMBER = Pattern.compile("[+-]?\\d+");
     private static final RepeatableContainers REPEATABLE =
-            RepeatableContainers.explicitRepeatable(RateLimited.class, RateLimits.class);
+            RepeatableContainers.standardRepeatables();
     private static final String DURATION_FORMATS = "use a whole number with a unit (500ms, 2s, 1m, 1h, 1d) or ISO-8601 (PT10S)";
 
     private final StringValueResolver placeholders;

@@ -6,9 +6,6 @@ import dev.sluice.StoreQueue;
 import dev.sluice.annotation.FailurePolicy;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import org.springframework.boot.health.contributor.Health;
-import org.springframework.boot.health.contributor.HealthIndicator;
-import org.springframework.boot.health.contributor.Status;
 
 /**
  * The {@code sluice} health component: the state of the store's circuit breaker and, for a store
@@ -23,15 +20,13 @@ import org.springframework.boot.health.contributor.Status;
  * and map them to 503: {@code management.endpoint.health.status.order=DOWN,OUT_OF_SERVICE,CIRCUIT_OPEN,UP,UNKNOWN}
  * and {@code management.endpoint.health.status.http-mapping.circuit-open=503}.
  */
-public class RateLimitStoreHealthIndicator implements HealthIndicator {
+public class RateLimitStoreHealthIndicator implements StarterLine.HealthIndicator {
 
     /** The status while the store fails. */
-    public static final Status CIRCUIT_OPEN = new Status("CIRCUIT_OPEN", "The rate limit store fails: limiters"
-            + " follow their failure policy");
+    public static final String CIRCUIT_OPEN = "CIRCUIT_OPEN";
 
     /** The status while one call probes a failing store. */
-    public static final Status CIRCUIT_HALF_OPEN = new Status("CIRCUIT_HALF_OPEN", "One call probes the failing"
-            + " rate limit store");
+    public static final String CIRCUIT_HALF_OPEN = "CIRCUIT_HALF_OPEN";
 
     private final RateLimitStore store;
     private final FailurePolicy defaultFailurePolicy;
@@ -42,21 +37,25 @@ public class RateLimitStoreHealthIndicator implements HealthIndicator {
     }
 
     @Override
-    public Health health() {
-        Health.Builder health = Health.up()
-                .withDetail("store", TimedRateLimitStore.name(store))
-                .withDetail("defaultFailurePolicy", defaultFailurePolicy);
-        store.queue().ifPresent(queue -> health.withDetail("queue", queueDetails(queue)));
-        store.circuitBreaker().ifPresent(breaker -> {
-            StoreCircuitBreaker.State state = breaker.state();
-            health.withDetail("circuitBreaker", state);
-            switch (state) {
-                case OPEN -> health.status(CIRCUIT_OPEN).withDetail("retryAfter", breaker.retryAfter());
-                case HALF_OPEN -> health.status(CIRCUIT_HALF_OPEN);
-                case CLOSED -> { }
-            }
-        });
-        return health.build();
+    public HealthReport report() {
+        Map<String, Object> details = new LinkedHashMap<>();
+        details.put("store", TimedRateLimitStore.name(store));
+        details.put("defaultFailurePolicy", defaultFailurePolicy);
+        store.queue().ifPresent(queue -> details.put("queue", queueDetails(queue)));
+        StoreCircuitBreaker breaker = store.circuitBreaker().orElse(null);
+        StoreCircuitBreaker.State state = breaker == null ? StoreCircuitBreaker.State.CLOSED : breaker.state();
+        if (breaker != null) {
+            details.put("circuitBreaker", state);
+        }
+        if (state == StoreCircuitBreaker.State.OPEN) {
+            details.put("retryAfter", breaker.retryAfter());
+            return new HealthReport(CIRCUIT_OPEN, "The rate limit store fails: limiters follow their failure policy",
+                    details);
+        }
+        if (state == StoreCircuitBreaker.State.HALF_OPEN) {
+            return new HealthReport(CIRCUIT_HALF_OPEN, "One call probes the failing rate limit store", details);
+        }
+        return new HealthReport("UP", "", details);
     }
 
     /** A queue's figures: {@code queued}, {@code capacity} and {@code overloaded}, in that order. */

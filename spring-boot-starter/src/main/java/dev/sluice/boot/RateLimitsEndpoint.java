@@ -9,7 +9,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -19,6 +18,7 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
+import org.springframework.lang.Nullable;
 
 /**
  * The {@code ratelimits} actuator endpoint: every limiter with its tiers, its store, the state of
@@ -38,6 +38,9 @@ import org.springframework.boot.context.properties.source.MapConfigurationProper
  * that changes the application, with Spring Security for one.
  */
 @Endpoint(id = "ratelimits", defaultAccess = Access.READ_ONLY)
+// Spring's own @Nullable, deprecated in Spring Framework 7: the one mark of an optional operation
+// parameter that the actuators of both Spring Boot lines read.
+@SuppressWarnings("deprecation")
 public class RateLimitsEndpoint {
 
     private final RateLimiterRegistry registry;

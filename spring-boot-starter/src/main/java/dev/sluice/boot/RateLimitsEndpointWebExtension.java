@@ -3,12 +3,12 @@ package dev.sluice.boot;
 import dev.sluice.StoreUnavailableException;
 import java.util.Arrays;
 import java.util.Map;
-import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExtension;
+import org.springframework.lang.Nullable;
 
 /**
  * The {@code ratelimits} endpoint over HTTP: {@code DELETE /actuator/ratelimits/{limiter}/{key}}
@@ -21,6 +21,9 @@ import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExten
  * {@code management.endpoint.ratelimits.access=unrestricted}.
  */
 @EndpointWebExtension(endpoint = RateLimitsEndpoint.class)
+// Spring's own @Nullable, deprecated in Spring Framework 7: the one mark of an optional operation
+// parameter that the actuators of both Spring Boot lines read.
+@SuppressWarnings("deprecation")
 public class RateLimitsEndpointWebExtension {
 
     private final RateLimitsEndpoint endpoint;

@@ -6,9 +6,6 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
-import org.springframework.boot.restclient.RestClientCustomizer;
-import org.springframework.boot.restclient.RestTemplateCustomizer;
-import org.springframework.boot.webclient.WebClientCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.expression.BeanFactoryResolver;
@@ -45,11 +42,11 @@ public class SluiceClientAutoConfiguration {
 
     /** The rules on {@code RestClient} and {@code RestTemplate}. */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(name = "org.springframework.boot.restclient.RestClientCustomizer")
+    @ConditionalOnClass(name = {StarterLine.BLOCKING_CLIENTS, "org.springframework.web.client.RestClient"})
     static class BlockingClientsConfiguration {
 
         @Bean
-        RestClientCustomizer sluiceClientRulesRestClientCustomizer(ClientRateLimitRules rules) {
+        StarterLine.RestClients sluiceClientRulesRestClientCustomizer(ClientRateLimitRules rules) {
             return builder -> {
                 if (!rules.rules().isEmpty()) {
                     builder.requestInterceptor(new ClientRateLimitInterceptor(rules));
@@ -58,7 +55,7 @@ public class SluiceClientAutoConfiguration {
         }
 
         @Bean
-        RestTemplateCustomizer sluiceClientRulesRestTemplateCustomizer(ClientRateLimitRules rules) {
+        StarterLine.RestTemplates sluiceClientRulesRestTemplateCustomizer(ClientRateLimitRules rules) {
             return template -> {
                 if (!rules.rules().isEmpty()) {
                     template.getInterceptors().add(new ClientRateLimitInterceptor(rules));
@@ -69,12 +66,11 @@ public class SluiceClientAutoConfiguration {
 
     /** The rules on {@code WebClient}. */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(name = {"org.springframework.boot.webclient.WebClientCustomizer",
-        "org.springframework.web.reactive.function.client.WebClient"})
+    @ConditionalOnClass(name = {StarterLine.REACTIVE_CLIENTS, "org.springframework.web.reactive.function.client.WebClient"})
     static class ReactiveClientsConfiguration {
 
         @Bean
-        WebClientCustomizer sluiceClientRulesWebClientCustomizer(ClientRateLimitRules rules) {
+        StarterLine.WebClients sluiceClientRulesWebClientCustomizer(ClientRateLimitRules rules) {
             return builder -> {
                 if (!rules.rules().isEmpty()) {
                     builder.filter(new ClientRateLimitFilter(rules));

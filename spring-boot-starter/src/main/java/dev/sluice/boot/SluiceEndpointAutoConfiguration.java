@@ -8,9 +8,10 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
-import org.springframework.boot.web.context.reactive.ReactiveWebApplicationContext;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.web.context.WebApplicationContext;
 
 /**
  * The {@code ratelimits} actuator endpoint, when the actuator is present and the endpoint exposed,
@@ -31,9 +32,11 @@ public class SluiceEndpointAutoConfiguration {
     @Bean
     @ConditionalOnBean(RateLimitsEndpoint.class)
     @ConditionalOnAvailableEndpoint(exposure = EndpointExposure.WEB)
+    @ConditionalOnWebApplication
     RateLimitsEndpointWebExtension rateLimitsEndpointWebExtension(RateLimitsEndpoint endpoint,
                                                                   ApplicationContext context) {
-        // WebFlux hands a catch-all selector the path from the first variable on, the limiter's.
-        return new RateLimitsEndpointWebExtension(endpoint, context instanceof ReactiveWebApplicationContext);
+        // WebFlux hands a catch-all selector the path from the first variable on, the limiter's. A web
+        // application that is not a servlet one is a reactive one.
+        return new RateLimitsEndpointWebExtension(endpoint, !(context instanceof WebApplicationContext));
     }
 }

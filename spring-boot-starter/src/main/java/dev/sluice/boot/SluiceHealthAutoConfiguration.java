@@ -4,9 +4,6 @@ import dev.sluice.RateLimitStore;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
-import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
-import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 
 /**
@@ -15,9 +12,8 @@ import org.springframework.context.annotation.Bean;
  */
 @AutoConfiguration(after = SluiceAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "sluice.enabled", matchIfMissing = true)
-@ConditionalOnClass(HealthIndicator.class)
+@StarterLine.ConditionalOnHealthIndicator
 @ConditionalOnBean(RateLimitStore.class)
-@ConditionalOnEnabledHealthIndicator("sluice")
 public class SluiceHealthAutoConfiguration {
 
     /**

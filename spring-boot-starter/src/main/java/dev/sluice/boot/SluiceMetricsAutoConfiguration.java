@@ -26,7 +26,8 @@ import org.springframework.context.annotation.Bean;
  * {@link MeterRegistry}.
  */
 @AutoConfiguration(after = SluiceAutoConfiguration.class,
-        afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")
+        afterName = {"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+            "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration"})
 @ConditionalOnBooleanProperty(name = "sluice.enabled", matchIfMissing = true)
 @ConditionalOnClass(MeterRegistry.class)
 @ConditionalOnBean(MeterRegistry.class)

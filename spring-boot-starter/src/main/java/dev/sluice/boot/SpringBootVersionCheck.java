@@ -6,7 +6,6 @@ import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.Ordered;
 import org.springframework.core.SpringVersion;
-import org.springframework.util.ClassUtils;
 
 /**
  * Stops an application that runs this starter on Spring Boot before 4.0 (or on Spring
@@ -22,19 +21,12 @@ import org.springframework.util.ClassUtils;
  */
 final class SpringBootVersionCheck implements ApplicationContextInitializer<ConfigurableApplicationContext>, Ordered {
 
-    /** Introduced by Spring Boot 4.0, in its core module. */
-    private static final String SPRING_BOOT_4_CLASS = "org.springframework.boot.EnvironmentPostProcessor";
-
-    /** Introduced by Spring Framework 7.0, in spring-core. */
-    private static final String SPRING_FRAMEWORK_7_CLASS = "org.springframework.core.retry.RetryTemplate";
-
     @Override
     public void initialize(ConfigurableApplicationContext context) {
-        ClassLoader classLoader = SpringBootVersionCheck.class.getClassLoader();
-        if (!ClassUtils.isPresent(SPRING_BOOT_4_CLASS, classLoader)
-                || !ClassUtils.isPresent(SPRING_FRAMEWORK_7_CLASS, classLoader)) {
-            throw new UnsupportedSpringBootException(
-                    sluiceVersion(), SpringBootVersion.getVersion(), SpringVersion.getVersion());
+        SpringBootLine running = SpringBootLine.of(SpringBootVersionCheck.class.getClassLoader());
+        if (running != StarterLine.BUILT_FOR) {
+            throw new UnsupportedSpringBootException(StarterLine.BUILT_FOR, running, sluiceVersion(),
+                    SpringBootVersion.getVersion(), SpringVersion.getVersion());
         }
     }
 

@@ -1,11 +1,13 @@
 package dev.sluice.boot;
 
+import java.util.Arrays;
+import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Thrown at start-up by {@link SpringBootVersionCheck} when the application runs a Spring
- * Boot or Spring Framework line this starter does not support. Its message is one sentence
- * that names the versions needed and found, and what to do.
+ * Boot line this starter is not built for. Its message is one sentence that names the line
+ * needed, the versions found, and the starter to use instead.
  */
 final class UnsupportedSpringBootException extends IllegalStateException {
 
@@ -18,14 +20,20 @@ final class UnsupportedSpringBootException extends IllegalStateException {
     /**
      * Describes the mismatch.
      *
+     * @param builtFor               the line this starter is built for
+     * @param running                the line the application runs, or null for one Sluice has no starter for
      * @param sluiceVersion          this starter's version, or null when unknown
      * @param springBootVersion      the application's Spring Boot version, or null when unknown
      * @param springFrameworkVersion the application's Spring Framework version, or null when unknown
      */
-    UnsupportedSpringBootException(@Nullable String sluiceVersion, @Nullable String springBootVersion,
+    UnsupportedSpringBootException(SpringBootLine builtFor, @Nullable SpringBootLine running,
+            @Nullable String sluiceVersion, @Nullable String springBootVersion,
             @Nullable String springFrameworkVersion) {
-        this(problem(sluiceVersion, springBootVersion, springFrameworkVersion),
-                "upgrade Spring Boot to 4.x, or remove dev.sluice:sluice-spring-boot-starter");
+        this(builtFor.starter() + (sluiceVersion == null ? "" : " " + sluiceVersion) + " needs "
+                        + builtFor.description() + "; this application runs Spring Boot " + orUnknown(springBootVersion)
+                        + " (Spring Framework " + orUnknown(springFrameworkVersion) + ")",
+                running == null ? "upgrade Spring Boot to one of the lines Sluice has a starter for: " + starters()
+                        : "use " + running.starter() + " instead, the starter for " + running.description());
     }
 
     private UnsupportedSpringBootException(String problem, String action) {
@@ -34,11 +42,9 @@ final class UnsupportedSpringBootException extends IllegalStateException {
         this.action = action;
     }
 
-    private static String problem(@Nullable String sluiceVersion, @Nullable String springBootVersion,
-            @Nullable String springFrameworkVersion) {
-        return "Sluice" + (sluiceVersion == null ? "" : " " + sluiceVersion)
-                + " needs Spring Boot 4.x (Spring Framework 7); this application runs Spring Boot "
-                + orUnknown(springBootVersion) + " (Spring Framework " + orUnknown(springFrameworkVersion) + ")";
+    private static String starters() {
+        return Arrays.stream(SpringBootLine.values()).map(line -> line.description() + " with " + line.starter())
+                .collect(Collectors.joining(", or "));
     }
 
     private static String orUnknown(@Nullable String version) {
@@ -48,7 +54,7 @@ final class UnsupportedSpringBootException extends IllegalStateException {
     /**
      * What is wrong, without the remedy.
      *
-     * @return the versions needed and found
+     * @return the line needed and the versions found
      */
     String problem() {
         return problem;

@@ -19,16 +19,16 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.MediaType;
 import org.springframework.mock.http.server.reactive.MockServerHttpRequest;
 import org.springframework.mock.web.MockHttpServletRequest;
-import org.springframework.test.web.servlet.client.RestTestClient;
+import org.springframework.test.web.reactive.server.WebTestClient;
 
 /** {@code #ip}: forwarding headers count only from trusted proxies, in Spring MVC and WebFlux alike. */
 class ClientIpTest {
 
     /** Asks for a code through the server on {@code port}, as a proxy forwarding {@code forwardedFor}; returns the status. */
     private static int sendOtp(int port, String forwardedFor, String phone) {
-        return RestTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).build()
+        return WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).build()
                 .post().uri("/otp").header("X-Forwarded-For", forwardedFor).contentType(MediaType.APPLICATION_JSON)
-                .body("{\"phone\":\"" + phone + "\"}").exchange().returnResult().getStatus().value();
+                .bodyValue("{\"phone\":\"" + phone + "\"}").exchange().expectBody().returnResult().getStatus().value();
     }
 
     @Nested

@@ -2,6 +2,8 @@ package dev.sluice.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.beans.PropertyDescriptor;
 import java.io.IOException;
 import java.io.InputStream;
@@ -20,8 +22,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.BeanUtils;
 import org.springframework.core.ResolvableType;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The configuration metadata the starter jar carries: {@code spring-configuration-metadata.json}
@@ -60,7 +60,7 @@ class ConfigurationMetadataTest {
         assertProperty(properties.get("sluice.limits.*.tiers[*].algorithm"), "dev.sluice.annotation.Algorithm", TIER);
         assertProperty(properties.get("sluice.limits.*.tiers[*].count-rejected"), "java.lang.Boolean", TIER);
         assertProperty(properties.get("sluice.limits.*.tiers[*].block-for"), "java.time.Duration", TIER);
-        assertThat(properties.get("sluice.limits.*.tiers[*].algorithm").path("defaultValue").asString())
+        assertThat(properties.get("sluice.limits.*.tiers[*].algorithm").path("defaultValue").asText())
                 .isEqualTo("sliding-window");
     }
 
@@ -69,9 +69,9 @@ class ConfigurationMetadataTest {
         assertProperty(properties.get("sluice.limits.*.condition"), "java.lang.String", LIMIT);
         assertProperty(properties.get("sluice.http.rules[*].condition"), "java.lang.String", RULE);
         assertProperty(properties.get("sluice.http.rules[*].count-on"), "java.util.List<java.lang.String>", RULE);
-        assertThat(properties.get("sluice.http.rules[*].condition").path("description").asString())
+        assertThat(properties.get("sluice.http.rules[*].condition").path("description").asText())
                 .contains("neither limited nor counted");
-        assertThat(properties.get("sluice.http.rules[*].count-on").path("description").asString())
+        assertThat(properties.get("sluice.http.rules[*].count-on").path("description").asText())
                 .contains("401", "4xx");
         assertThat(values(hints.get("sluice.http.rules[*].count-on"))).contains("401", "4xx");
     }
@@ -97,7 +97,7 @@ class ConfigurationMetadataTest {
 
         assertThat(properties).containsKeys(bindable.keySet().toArray(String[]::new));
         bindable.forEach((name, type) -> {
-            assertThat(properties.get(name).path("description").asString()).as("description of %s", name).isNotBlank();
+            assertThat(properties.get(name).path("description").asText()).as("description of %s", name).isNotBlank();
             Class<?> raw = type.toClass();
             if (raw.isEnum()) {
                 assertThat(values(hints.get(name))).as("hints of %s", name)
@@ -119,9 +119,9 @@ class ConfigurationMetadataTest {
 
     private static void assertProperty(@Nullable JsonNode property, String type, String sourceType) {
         assertThat(property).as("property").isNotNull();
-        assertThat(property.path("type").asString()).isEqualTo(type);
-        assertThat(property.path("sourceType").asString()).isEqualTo(sourceType);
-        assertThat(property.path("description").asString()).isNotBlank();
+        assertThat(property.path("type").asText()).isEqualTo(type);
+        assertThat(property.path("sourceType").asText()).isEqualTo(sourceType);
+        assertThat(property.path("description").asText()).isNotBlank();
     }
 
     /** Adds every property the binder accepts under {@code prefix}, nested ones included. */
@@ -164,17 +164,17 @@ class ConfigurationMetadataTest {
 
     private static List<String> values(@Nullable JsonNode hint) {
         assertThat(hint).as("hint").isNotNull();
-        return hint.path("values").valueStream().map(value -> value.path("value").asString()).toList();
+        return hint.path("values").valueStream().map(value -> value.path("value").asText()).toList();
     }
 
     private static List<String> providers(@Nullable JsonNode hint) {
         assertThat(hint).as("hint").isNotNull();
-        return hint.path("providers").valueStream().map(provider -> provider.path("name").asString()).toList();
+        return hint.path("providers").valueStream().map(provider -> provider.path("name").asText()).toList();
     }
 
     private static Map<String, JsonNode> byName(JsonNode items) {
         Map<String, JsonNode> named = new LinkedHashMap<>();
-        items.forEach(item -> named.put(item.path("name").asString(), item));
+        items.forEach(item -> named.put(item.path("name").asText(), item));
         return named;
     }
 
@@ -184,7 +184,7 @@ class ConfigurationMetadataTest {
         for (URL url : Collections.list(ConfigurationMetadataTest.class.getClassLoader()
                 .getResources("META-INF/spring-configuration-metadata.json"))) {
             try (InputStream in = url.openStream()) {
-                JsonNode metadata = JsonMapper.shared().readTree(in);
+                JsonNode metadata = new ObjectMapper().readTree(in);
                 if (byName(metadata.path("groups")).containsKey("sluice")) {
                     found.add(metadata);
                 }

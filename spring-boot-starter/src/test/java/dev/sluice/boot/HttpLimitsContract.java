@@ -17,8 +17,8 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.MediaType;
-import org.springframework.test.web.servlet.client.EntityExchangeResult;
-import org.springframework.test.web.servlet.client.RestTestClient;
+import org.springframework.test.web.reactive.server.EntityExchangeResult;
+import org.springframework.test.web.reactive.server.WebTestClient;
 
 /**
  * What a client of a limited web application sees, over real HTTP on a random port; every store
@@ -41,21 +41,21 @@ abstract class HttpLimitsContract {
 
     /** A client address of this test's own. */
     private String client;
-    private RestTestClient http;
+    private WebTestClient http;
 
     @BeforeEach
     void newClient() {
         client = "198.51.100." + CLIENTS.incrementAndGet();
-        http = RestTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).build();
+        http = WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).build();
     }
 
     private EntityExchangeResult<String> sendOtp(String phone) {
         return http.post().uri("/otp").header("X-Forwarded-For", client).contentType(MediaType.APPLICATION_JSON)
-                .body("{\"phone\":\"" + phone + "\"}").exchange().returnResult(String.class);
+                .bodyValue("{\"phone\":\"" + phone + "\"}").exchange().expectBody(String.class).returnResult();
     }
 
     private EntityExchangeResult<String> get(String path) {
-        return http.get().uri(path).exchange().returnResult(String.class);
+        return http.get().uri(path).exchange().expectBody(String.class).returnResult();
     }
 
     @Test
@@ -133,20 +133,20 @@ abstract class HttpLimitsContract {
     void aReactiveMethodInAServletApplicationIsDecidedPerSubscriptionWithTheRequestsAddress() {
         for (int i = 0; i < 2; i++) {
             EntityExchangeResult<String> admitted = http.get().uri("/mono").header("X-Forwarded-For", client)
-                    .exchange().returnResult(String.class);
+                    .exchange().expectBody(String.class).returnResult();
             assertThat(admitted.getStatus().value()).isEqualTo(200);
             assertThat(admitted.getResponseBody()).isEqualTo("{\"read\":\"reactively\"}");
             assertThat(admitted.getResponseHeaders().getFirst("RateLimit-Policy")).isEqualTo("\"mono-reads\";q=2;w=60");
         }
         EntityExchangeResult<String> rejected = http.get().uri("/mono").header("X-Forwarded-For", client).exchange()
-                .returnResult(String.class);
+                .expectBody(String.class).returnResult();
 
         assertThat(rejected.getStatus().value()).isEqualTo(429);
         assertThat(rejected.getResponseHeaders().getFirst("RateLimit-Policy")).isEqualTo("\"mono-reads\";q=2;w=60");
         assertThat(rejected.getResponseHeaders().getFirst("Retry-After")).matches("\\d+");
         assertThat(rejected.getResponseBody()).contains("\"violated-policies\":[\"mono-reads\"]");
         assertThat(http.get().uri("/mono").header("X-Forwarded-For", "192.0.2.1").exchange()
-                .returnResult(String.class).getStatus().value()).as("another address").isEqualTo(200);
+                .expectBody(String.class).returnResult().getStatus().value()).as("another address").isEqualTo(200);
     }
 
     /** The members of a structured-field list of strings, by name, with their parameters, parsed as RFC 9651 says. */
@@ -171,7 +171,7 @@ abstract class HttpLimitsContract {
         assertThat(withoutKey.getResponseBody()).contains("\"detail\":\"This request lacks what its rate limit is"
                 + " counted by.\"").doesNotContain("#apiKey");
         assertThat(keyErrors("api-key") - errorsBefore).isEqualTo(1);
-        assertThat(http.get().uri("/keyed").header("X-Api-Key", client).exchange().returnResult(String.class)
+        assertThat(http.get().uri("/keyed").header("X-Api-Key", client).exchange().expectBody(String.class).returnResult()
                 .getStatus().value()).isEqualTo(200);
     }
 
@@ -196,7 +196,7 @@ abstract class HttpLimitsContract {
 
     private EntityExchangeResult<String> products(String org, String plan) {
         var request = http.get().uri("/products/" + org + "/items");
-        return (plan == null ? request : request.header("X-Plan", plan)).exchange().returnResult(String.class);
+        return (plan == null ? request : request.header("X-Plan", plan)).exchange().expectBody(String.class).returnResult();
     }
 
     @Test
@@ -232,7 +232,7 @@ abstract class HttpLimitsContract {
     void aRuleCountsOnlyTheMethodsItNames() {
         String org = "org-" + client;
         for (int i = 0; i < 5; i++) {
-            assertThat(http.post().uri("/products/" + org + "/items").exchange().returnResult(String.class)
+            assertThat(http.post().uri("/products/" + org + "/items").exchange().expectBody(String.class).returnResult()
                     .getStatus().value()).as("no POST handler, and no limit on POST").isEqualTo(405);
         }
         assertThat(products(org, null).getStatus().value()).isEqualTo(200);

@@ -9,8 +9,8 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.MediaType;
-import org.springframework.test.web.servlet.client.EntityExchangeResult;
-import org.springframework.test.web.servlet.client.RestTestClient;
+import org.springframework.test.web.reactive.server.EntityExchangeResult;
+import org.springframework.test.web.reactive.server.WebTestClient;
 
 /**
  * An operator unblocks a caller and changes limits over HTTP, with the endpoint's write
@@ -28,11 +28,11 @@ abstract class HttpOperationsContract {
     @LocalServerPort
     private int port;
 
-    private RestTestClient http;
+    private WebTestClient http;
 
     @BeforeEach
     void connect() {
-        http = RestTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).build();
+        http = WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).build();
     }
 
     /** An IPv4 address of this test's own. */
@@ -40,14 +40,14 @@ abstract class HttpOperationsContract {
         return "203.0.113." + CLIENTS.incrementAndGet();
     }
 
-    static EntityExchangeResult<String> sendOtp(RestTestClient http, String client) {
+    static EntityExchangeResult<String> sendOtp(WebTestClient http, String client) {
         return http.post().uri("/otp").header("X-Forwarded-For", client).contentType(MediaType.APPLICATION_JSON)
-                .body("{\"phone\":\"+1555" + client.replaceAll("\\D", "") + "\"}").exchange()
-                .returnResult(String.class);
+                .bodyValue("{\"phone\":\"+1555" + client.replaceAll("\\D", "") + "\"}").exchange()
+                .expectBody(String.class).returnResult();
     }
 
     /** Asks for codes from one address until it is blocked. */
-    static void block(RestTestClient http, String client) {
+    static void block(WebTestClient http, String client) {
         for (int i = 0; i < 3; i++) {
             assertThat(sendOtp(http, client).getStatus().value()).isEqualTo(202);
         }
@@ -57,7 +57,7 @@ abstract class HttpOperationsContract {
     }
 
     private EntityExchangeResult<String> delete(String path) {
-        return http.delete().uri(path).exchange().returnResult(String.class);
+        return http.delete().uri(path).exchange().expectBody(String.class).returnResult();
     }
 
     @Test
@@ -102,12 +102,12 @@ abstract class HttpOperationsContract {
     }
 
     private EntityExchangeResult<String> products(String org) {
-        return http.get().uri("/products/" + org + "/items").exchange().returnResult(String.class);
+        return http.get().uri("/products/" + org + "/items").exchange().expectBody(String.class).returnResult();
     }
 
     private EntityExchangeResult<String> change(String limiter, String body) {
-        return http.post().uri("/actuator/ratelimits/" + limiter).contentType(MediaType.APPLICATION_JSON).body(body)
-                .exchange().returnResult(String.class);
+        return http.post().uri("/actuator/ratelimits/" + limiter).contentType(MediaType.APPLICATION_JSON).bodyValue(body)
+                .exchange().expectBody(String.class).returnResult();
     }
 
     @Test
@@ -146,7 +146,7 @@ abstract class HttpOperationsContract {
                     + "\"algorithm\":\"sliding-log\"}").getResponseBody()).contains("\"silver\":[{\"limit\":4,");
             for (int i = 0; i < 4; i++) {
                 assertThat(http.get().uri("/products/" + org + "/items").header("X-Plan", "silver").exchange()
-                        .returnResult(String.class).getStatus().value()).isEqualTo(200);
+                        .expectBody(String.class).returnResult().getStatus().value()).isEqualTo(200);
             }
             assertThat(products(org).getStatus().value()).as("back on the default plan, 4 used of 3").isEqualTo(429);
         } finally {
@@ -164,7 +164,7 @@ abstract class HttpOperationsContract {
         assertThat(change("product-api", "{\"limit\":\"5\",\"window\":\"1 minute\"}").getStatus().value())
                 .isEqualTo(400);
         assertThat(change("product-api", "{\"limit\":\"5\"}").getStatus().value()).as("no window").isEqualTo(400);
-        assertThat(http.get().uri("/actuator/ratelimits").exchange().returnResult(String.class).getResponseBody())
+        assertThat(http.get().uri("/actuator/ratelimits").exchange().expectBody(String.class).returnResult().getResponseBody())
                 .contains("{\"name\":\"product-api\",\"tiers\":[{\"limit\":3,");
     }
 }

@@ -7,8 +7,8 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.MediaType;
-import org.springframework.test.web.servlet.client.EntityExchangeResult;
-import org.springframework.test.web.servlet.client.RestTestClient;
+import org.springframework.test.web.reactive.server.EntityExchangeResult;
+import org.springframework.test.web.reactive.server.WebTestClient;
 
 /**
  * Exposing the {@code ratelimits} endpoint shows the limiters but unblocks nobody and changes no
@@ -25,29 +25,29 @@ class HttpOperationsRefusedByDefaultTest {
 
     @Test
     void aDeleteIsRefusedAndTheKeyStaysBlockedWhileTheEndpointStillReads() {
-        RestTestClient http = RestTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).build();
+        WebTestClient http = WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).build();
         String client = HttpOperationsContract.newClient();
         HttpOperationsContract.block(http, client);
 
         EntityExchangeResult<String> deleted = http.delete().uri("/actuator/ratelimits/otp-ip/" + client).exchange()
-                .returnResult(String.class);
+                .expectBody(String.class).returnResult();
 
         assertThat(deleted.getStatus().value()).as("no such operation").isEqualTo(404);
         assertThat(HttpOperationsContract.sendOtp(http, client).getStatus().value()).isEqualTo(429);
-        assertThat(http.get().uri("/actuator/ratelimits").exchange().returnResult(String.class).getStatus().value())
+        assertThat(http.get().uri("/actuator/ratelimits").exchange().expectBody(String.class).returnResult().getStatus().value())
                 .isEqualTo(200);
     }
 
     @Test
     void aChangeIsRefusedAndTheLimitStaysAsItWas() {
-        RestTestClient http = RestTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).build();
+        WebTestClient http = WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).build();
 
         EntityExchangeResult<String> changed = http.post().uri("/actuator/ratelimits/product-api")
-                .contentType(MediaType.APPLICATION_JSON).body("{\"limit\":\"1000\",\"window\":\"1m\"}").exchange()
-                .returnResult(String.class);
+                .contentType(MediaType.APPLICATION_JSON).bodyValue("{\"limit\":\"1000\",\"window\":\"1m\"}").exchange()
+                .expectBody(String.class).returnResult();
 
         assertThat(changed.getStatus().value()).as("no such operation").isIn(404, 405);
-        assertThat(http.get().uri("/actuator/ratelimits").exchange().returnResult(String.class).getResponseBody())
+        assertThat(http.get().uri("/actuator/ratelimits").exchange().expectBody(String.class).returnResult().getResponseBody())
                 .contains("{\"name\":\"product-api\",\"tiers\":[{\"limit\":3,");
     }
 }

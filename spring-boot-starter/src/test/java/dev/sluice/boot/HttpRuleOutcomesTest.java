@@ -23,7 +23,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
@@ -189,7 +188,7 @@ class HttpRuleOutcomesTest {
         }
 
         HttpResponse<String> send(String method, String path, String... headers) {
-            int port = ((WebServerApplicationContext) app).getWebServer().getPort();
+            int port = app.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
             HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                     .header("X-Forwarded-For", address)
                     .method(method, HttpRequest.BodyPublishers.noBody());

@@ -16,6 +16,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.http.HttpHeaders;
+import org.springframework.util.LinkedMultiValueMap;
 
 /**
  * {@link PartnerAnswer#read}: the pause and quotas a partner's response asks for, and the notes on
@@ -405,12 +406,12 @@ class PartnerAnswerTest {
 
     @Test
     void anUnexpectedFailureSaysNothingButThat() {
-        HttpHeaders failing = new HttpHeaders() {
+        HttpHeaders failing = new HttpHeaders(new LinkedMultiValueMap<>() {
             @Override
-            public @Nullable List<String> get(String headerName) {
+            public @Nullable List<String> get(Object headerName) {
                 throw new IllegalStateException("headers already released");
             }
-        };
+        });
 
         assertThat(PartnerAnswer.read(429, failing, NOW, HIGH_CEILING)).isEqualTo(
                 new PartnerAnswer(null, List.of(), List.of("rate-limit fields unreadable: IllegalStateException")));

@@ -10,8 +10,8 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.MediaType;
-import org.springframework.test.web.servlet.client.EntityExchangeResult;
-import org.springframework.test.web.servlet.client.RestTestClient;
+import org.springframework.test.web.reactive.server.EntityExchangeResult;
+import org.springframework.test.web.reactive.server.WebTestClient;
 
 /** The problem type of 429 bodies: {@code sluice.web.problem-type}. */
 class ProblemTypeTest {
@@ -25,9 +25,9 @@ class ProblemTypeTest {
         int port;
 
         private EntityExchangeResult<String> sendOtp(String phone) {
-            return RestTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).build()
+            return WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).build()
                     .post().uri("/otp").contentType(MediaType.APPLICATION_JSON)
-                    .body("{\"phone\":\"" + phone + "\"}").exchange().returnResult(String.class);
+                    .bodyValue("{\"phone\":\"" + phone + "\"}").exchange().expectBody(String.class).returnResult();
         }
 
         @Test

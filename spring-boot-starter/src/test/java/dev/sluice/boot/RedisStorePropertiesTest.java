@@ -12,14 +12,15 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.test.system.CapturedOutput;
-import org.springframework.boot.test.system.OutputCaptureExtension;
 
 /**
  * The Redis store's queue settings ({@code sluice.redis.batch-size}, {@code max-queued},
@@ -27,7 +28,7 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
  * {@code sluice.redis.warm-up-timeout}, until the store has connected and loaded its script, and
  * goes on with a warning when Redis cannot be reached.
  */
-@ExtendWith({RedisExtension.class, OutputCaptureExtension.class})
+@ExtendWith(RedisExtension.class)
 class RedisStorePropertiesTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
@@ -107,8 +108,8 @@ class RedisStorePropertiesTest {
     }
 
     @Test
-    void startUpWaitsNoLongerThanTheWarmUpTimeoutAndSaysSo(CapturedOutput output) {
-        try (RedisServer redis = RedisServer.start()) {
+    void startUpWaitsNoLongerThanTheWarmUpTimeoutAndSaysSo() {
+        try (RedisServer redis = RedisServer.start(); WarmUpLog output = new WarmUpLog()) {
             redis.suspend();
             try {
                 long starting = System.nanoTime();
@@ -116,7 +117,7 @@ class RedisStorePropertiesTest {
                         "sluice.redis.warm-up-timeout=300ms").run(context -> {
                             assertThat(context).hasNotFailed();
                             assertThat(Duration.ofNanos(System.nanoTime() - starting)).isLessThan(Duration.ofSeconds(10));
-                            assertThat(output.getAll()).contains("RedissonRateLimitStore did not connect to Redis and load"
+                            assertThat(output.messages()).contains("RedissonRateLimitStore did not connect to Redis and load"
                                     + " its script within 300 ms (sluice.redis.warm-up-timeout). The application starts"
                                     + " anyway");
                             // Redis runs again before the client shuts down with the context.
@@ -129,31 +130,68 @@ class RedisStorePropertiesTest {
     }
 
     @Test
-    void aRedisThatIsDownIsAWarningNamingWhatFailedNotAFailure(CapturedOutput output) {
-        try (RedisServer redis = RedisServer.start()) {
+    void aRedisThatIsDownIsAWarningNamingWhatFailedNotAFailure() {
+        try (RedisServer redis = RedisServer.start(); WarmUpLog output = new WarmUpLog()) {
             redis.kill();
             runner.withPropertyValues("sluice.redis.address=" + redis.address()).run(context -> {
                 assertThat(context).hasNotFailed();
-                assertThat(output.getAll()).contains("RedissonRateLimitStore could not connect to Redis and load its"
+                assertThat(output.messages()).contains("RedissonRateLimitStore could not connect to Redis and load its"
                         + " script: Redis failed: ").contains("The application starts anyway");
             });
         }
     }
 
     @Test
-    void noWarmUpTimeoutLetsStartUpGoOnAtOnce(CapturedOutput output) {
-        try (RedisServer redis = RedisServer.start()) {
+    void noWarmUpTimeoutLetsStartUpGoOnAtOnce() {
+        try (RedisServer redis = RedisServer.start(); WarmUpLog output = new WarmUpLog()) {
             redis.suspend();
             try {
                 runner.withPropertyValues("sluice.redis.address=" + redis.address(), "sluice.redis.warm-up-timeout=0s")
                         .run(context -> {
                             assertThat(context).hasNotFailed();
-                            assertThat(output.getAll()).as("nothing waited for").doesNotContain("did not connect");
+                            assertThat(output.messages()).as("nothing waited for").doesNotContain("did not connect");
                             redis.resume();
                         });
             } finally {
                 redis.resume();
             }
+        }
+    }
+
+    /**
+     * What the warm-up logs while open, read where it logs (a {@code System.Logger}, by default
+     * java.util.logging) rather than from the console, which Spring Boot's logging reaches only
+     * once some application in this JVM has set it up.
+     */
+    private static final class WarmUpLog extends Handler implements AutoCloseable {
+
+        private final Logger logger = Logger.getLogger(StoreWarmUp.class.getName());
+        private final StringBuilder messages = new StringBuilder();
+
+        WarmUpLog() {
+            logger.addHandler(this);
+        }
+
+        String messages() {
+            synchronized (messages) {
+                return messages.toString();
+            }
+        }
+
+        @Override
+        public void publish(LogRecord record) {
+            synchronized (messages) {
+                messages.append(record.getMessage()).append('\n');
+            }
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void close() {
+            logger.removeHandler(this);
         }
     }
 }

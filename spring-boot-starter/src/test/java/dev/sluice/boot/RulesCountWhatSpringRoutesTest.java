@@ -20,7 +20,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Import;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -90,7 +89,7 @@ class RulesCountWhatSpringRoutesTest {
     private record App(String name, ConfigurableApplicationContext context, boolean caseInsensitive) {
 
         URI uri(String path) {
-            return URI.create("http://127.0.0.1:" + ((WebServerApplicationContext) context).getWebServer().getPort()
+            return URI.create("http://127.0.0.1:" + context.getEnvironment().getRequiredProperty("local.server.port", Integer.class)
                     + path);
         }
     }

@@ -24,9 +24,9 @@ import java.util.concurrent.CompletionStage;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.SpringApplication;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -95,7 +95,7 @@ class SameAnswersOnBothStacksTest {
         assertThat(servlet.getBeanNamesForType(DispatcherServlet.class)).isNotEmpty();
         assertThat(servlet.getBeanNamesForType(DispatcherHandler.class)).isEmpty();
         assertThat(reactive.getBeanNamesForType(DispatcherHandler.class)).isNotEmpty();
-        assertThat(WebApplicationType.deduce()).as("both stacks on the class path: Spring MVC")
+        assertThat(new SpringApplication(Object.class).getWebApplicationType()).as("both stacks on the class path: Spring MVC")
                 .isEqualTo(WebApplicationType.SERVLET);
     }
 
@@ -133,7 +133,7 @@ class SameAnswersOnBothStacksTest {
     private record Call(String method, String path, String json) {
 
         HttpRequest to(ConfigurableApplicationContext app) {
-            int port = ((WebServerApplicationContext) app).getWebServer().getPort();
+            int port = app.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
             HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                     .header("X-Forwarded-For", "192.0.2.90");
             if (json == null) {

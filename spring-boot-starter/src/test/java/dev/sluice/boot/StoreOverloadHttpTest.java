@@ -18,9 +18,8 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
+import org.springframework.test.web.reactive.server.EntityExchangeResult;
 import org.springframework.test.web.reactive.server.WebTestClient;
-import org.springframework.test.web.servlet.client.EntityExchangeResult;
-import org.springframework.test.web.servlet.client.RestTestClient;
 
 /**
  * What a client sees when the store is overloaded: a 429 with {@code Retry-After}, the rate-limit
@@ -61,12 +60,12 @@ class StoreOverloadHttpTest {
         @Autowired
         MeterRegistry meters;
 
-        private RestTestClient http;
+        private WebTestClient http;
         private String client;
 
         @BeforeEach
         void overload() {
-            http = RestTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).build();
+            http = WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).build();
             client = client();
             store.overloaded.set(true);
         }
@@ -78,7 +77,7 @@ class StoreOverloadHttpTest {
 
         private EntityExchangeResult<String> sendOtp() {
             return http.post().uri("/otp").header("X-Forwarded-For", client).contentType(MediaType.APPLICATION_JSON)
-                    .body("{\"phone\":\"+15550900\"}").exchange().returnResult(String.class);
+                    .bodyValue("{\"phone\":\"+15550900\"}").exchange().expectBody(String.class).returnResult();
         }
 
         @Test
@@ -112,7 +111,7 @@ class StoreOverloadHttpTest {
         @Test
         void anAsynchronousMethodAnswers429Too() {
             EntityExchangeResult<String> rejected = http.get().uri("/async/" + client).exchange()
-                    .returnResult(String.class);
+                    .expectBody(String.class).returnResult();
 
             assertThat(rejected.getStatus().value()).isEqualTo(429);
             assertThat(rejected.getResponseHeaders().getFirst("Retry-After")).isEqualTo("1");
@@ -124,7 +123,7 @@ class StoreOverloadHttpTest {
             int served = LimitedApp.PRODUCT_CALLS.get();
 
             EntityExchangeResult<String> rejected = http.get().uri("/products/" + client + "/items").exchange()
-                    .returnResult(String.class);
+                    .expectBody(String.class).returnResult();
 
             assertThat(rejected.getStatus().value()).isEqualTo(429);
             assertThat(rejected.getResponseHeaders().getFirst("Retry-After")).isEqualTo("1");
@@ -153,7 +152,7 @@ class StoreOverloadHttpTest {
         void theActuatorEndpointShowsTheStoresQueue() {
             sendOtp();
 
-            assertThat(http.get().uri("/actuator/ratelimits").exchange().returnResult(String.class).getResponseBody())
+            assertThat(http.get().uri("/actuator/ratelimits").exchange().expectBody(String.class).returnResult().getResponseBody())
                     .contains("\"name\":\"otp-ip\"")
                     .contains("\"storeState\":null,\"storeQueue\":{\"queued\":20000,\"capacity\":20000,\"overloaded\":");
         }

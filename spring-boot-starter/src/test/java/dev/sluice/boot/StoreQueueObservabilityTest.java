@@ -15,8 +15,6 @@ import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.health.contributor.Health;
-import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -82,17 +80,17 @@ class StoreQueueObservabilityTest {
             store.overloaded.set(true);
             limiter(context).tryAcquire("k");
 
-            Health health = context.getBean(RateLimitStoreHealthIndicator.class).health();
+            HealthReport health = context.getBean(RateLimitStoreHealthIndicator.class).report();
 
-            assertThat(health.getStatus()).isEqualTo(Status.UP);
-            assertThat(health.getDetails()).containsEntry("queue",
+            assertThat(health.status()).isEqualTo("UP");
+            assertThat(health.details()).containsEntry("queue",
                     Map.of("queued", OverloadingStore.CAPACITY, "capacity", OverloadingStore.CAPACITY, "overloaded", 1L));
         });
     }
 
     @Test
     void theHealthComponentOfAStoreWithoutAQueueShowsNone() {
-        runner.run(context -> assertThat(context.getBean(RateLimitStoreHealthIndicator.class).health().getDetails())
+        runner.run(context -> assertThat(context.getBean(RateLimitStoreHealthIndicator.class).report().details())
                 .doesNotContainKey("queue"));
     }
 

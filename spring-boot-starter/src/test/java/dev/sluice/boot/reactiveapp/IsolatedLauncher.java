@@ -2,7 +2,6 @@ package dev.sluice.boot.reactiveapp;
 
 import java.io.Closeable;
 import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -32,7 +31,8 @@ public final class IsolatedLauncher {
      * @return the port
      */
     public static int port(Closeable application) {
-        return ((WebServerApplicationContext) application).getWebServer().getPort();
+        return ((ConfigurableApplicationContext) application).getEnvironment()
+                .getRequiredProperty("local.server.port", Integer.class);
     }
 
     /**
@@ -41,8 +41,9 @@ public final class IsolatedLauncher {
      * @param application what {@link #start} returned
      * @return the class name
      */
-    public static String webServer(Closeable application) {
-        return ((WebServerApplicationContext) application).getWebServer().getClass().getName();
+    public static String webServer(Closeable application) throws ReflectiveOperationException {
+        // The web server application context's interface has a package of its own on each Spring Boot line.
+        return application.getClass().getMethod("getWebServer").invoke(application).getClass().getName();
     }
 
     /**

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.MediaType;
-import org.springframework.test.web.servlet.client.RestTestClient;
+import org.springframework.test.web.reactive.server.WebTestClient;
 
 /**
  * The sample's code endpoint behind a trusted local proxy: a client cannot escape the limit of 3
@@ -22,18 +22,18 @@ class SampleAppClientAddressTest {
     @LocalServerPort
     private int port;
 
-    private RestTestClient client;
+    private WebTestClient client;
 
     @BeforeEach
     void connect() {
-        client = RestTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).build();
+        client = WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).build();
     }
 
     /** Asks for a code as the proxy forwarding {@code forwardedFor}; returns the status. */
     private int sendOtp(String forwardedFor, String phone) {
         return client.post().uri("/api/otp").header("X-Forwarded-For", forwardedFor)
-                .contentType(MediaType.APPLICATION_JSON).body("{\"phone\":\"" + phone + "\"}")
-                .exchange().returnResult(String.class).getStatus().value();
+                .contentType(MediaType.APPLICATION_JSON).bodyValue("{\"phone\":\"" + phone + "\"}")
+                .exchange().expectBody(String.class).returnResult().getStatus().value();
     }
 
     @Test

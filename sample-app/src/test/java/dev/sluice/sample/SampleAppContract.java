@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.test.AdmissionLog;
 import java.net.URI;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -25,8 +26,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.MediaType;
-import org.springframework.test.web.servlet.client.EntityExchangeResult;
-import org.springframework.test.web.servlet.client.RestTestClient;
+import org.springframework.test.web.reactive.server.EntityExchangeResult;
+import org.springframework.test.web.reactive.server.WebTestClient;
 
 /** The sample application's three jobs, driven over HTTP on a random port as a client would. */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
@@ -54,19 +55,21 @@ abstract class SampleAppContract {
     @Autowired
     private OneTimeCodes codes;
 
-    private RestTestClient client;
+    private WebTestClient client;
 
     @BeforeEach
     void connect() {
-        client = RestTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).build();
+        // A batch of calls to the partner takes seconds: more than WebTestClient's 5 s by default.
+        client = WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).responseTimeout(Duration.ofMinutes(1))
+                .build();
     }
 
     EntityExchangeResult<String> send(String method, String path, String json) {
         var request = client.method(HttpMethod.valueOf(method)).uri(path);
         if (json != null) {
-            request.contentType(MediaType.APPLICATION_JSON).body(json);
+            request.contentType(MediaType.APPLICATION_JSON).bodyValue(json);
         }
-        return request.exchange().returnResult(String.class);
+        return request.exchange().expectBody(String.class).returnResult();
     }
 
     @Test
@@ -222,7 +225,7 @@ abstract class SampleAppContract {
     void theCatalogRuleCountsEveryRequestTheCatalogAnswers() {
         for (String[] request : CATALOG_REQUESTS) {
             EntityExchangeResult<String> answer = client.method(HttpMethod.valueOf(request[0]))
-                    .uri(URI.create("http://127.0.0.1:" + port + request[1])).exchange().returnResult(String.class);
+                    .uri(URI.create("http://127.0.0.1:" + port + request[1])).exchange().expectBody(String.class).returnResult();
             String as = request[0] + " " + request[1];
             assertThat(answer.getStatus().value()).as(as).isEqualTo(200);
             assertThat(answer.getResponseHeaders().getFirst("RateLimit-Policy")).as(as + ", counted by the rule")

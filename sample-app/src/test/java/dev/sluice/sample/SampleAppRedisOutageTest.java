@@ -7,10 +7,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.http.MediaType;
-import org.springframework.test.web.servlet.client.RestTestClient;
+import org.springframework.test.web.reactive.server.WebTestClient;
 
 /**
  * The sample application with its redis profile while Redis is down: it starts, codes are
@@ -25,20 +24,21 @@ class SampleAppRedisOutageTest {
             redis.kill();
             try (ConfigurableApplicationContext app = new SpringApplicationBuilder(SampleApplication.class)
                     .profiles("redis").run("--server.port=0", "--sluice.redis.address=" + redis.address())) {
-                int port = ((WebServerApplicationContext) app).getWebServer().getPort();
-                RestTestClient client = RestTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).build();
+                int port = app.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
+                WebTestClient client = WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).build();
 
                 assertThat(client.post().uri("/api/otp").contentType(MediaType.APPLICATION_JSON)
-                        .body("{\"phone\":\"+447700900123\"}").exchange().returnResult(String.class).getStatus().value())
+                        .bodyValue("{\"phone\":\"+447700900123\"}").exchange().expectBody(String.class).returnResult()
+                        .getStatus().value())
                         .isEqualTo(503);
                 for (int i = 0; i < 100; i++) {
                     assertThat(client.put().uri("/api/organizations/acme/products/p" + i)
-                            .contentType(MediaType.APPLICATION_JSON).body("{\"name\":\"x\",\"price\":1}").exchange()
-                            .returnResult(String.class).getStatus().value()).isEqualTo(200);
+                            .contentType(MediaType.APPLICATION_JSON).bodyValue("{\"name\":\"x\",\"price\":1}").exchange()
+                            .expectBody(String.class).returnResult().getStatus().value()).isEqualTo(200);
                 }
                 assertThat(client.put().uri("/api/organizations/acme/products/p101")
-                        .contentType(MediaType.APPLICATION_JSON).body("{\"name\":\"x\",\"price\":1}").exchange()
-                        .returnResult(String.class).getStatus().value())
+                        .contentType(MediaType.APPLICATION_JSON).bodyValue("{\"name\":\"x\",\"price\":1}").exchange()
+                        .expectBody(String.class).returnResult().getStatus().value())
                         .as("the 101st write, limited in this JVM").isEqualTo(429);
             }
         }

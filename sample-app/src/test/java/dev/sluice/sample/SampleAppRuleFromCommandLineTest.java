@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.test.web.servlet.client.EntityExchangeResult;
-import org.springframework.test.web.servlet.client.RestTestClient;
+import org.springframework.test.web.reactive.server.EntityExchangeResult;
+import org.springframework.test.web.reactive.server.WebTestClient;
 
 /**
  * An HTTP rule given on the command line, as an operator would add one to the running sample: it
@@ -22,8 +22,8 @@ class SampleAppRuleFromCommandLineTest {
     private int port;
 
     private EntityExchangeResult<String> read(String org) {
-        return RestTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).build()
-                .get().uri("/api/organizations/" + org + "/products/p1").exchange().returnResult(String.class);
+        return WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).build()
+                .get().uri("/api/organizations/" + org + "/products/p1").exchange().expectBody(String.class).returnResult();
     }
 
     @Test

@@ -17,22 +17,28 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.core.SpringVersion;
 
 /**
- * A Spring Boot 3.5 web application with the starter on its class path, as a user of Spring
- * Boot 3.5 gets it by adding the dependency: start-up must fail with the starter's sentence,
- * not with a {@code NoSuchMethodError} from a Spring Framework 7 API.
+ * A web application with the Sluice starter of the other Spring Boot line on its class path, as
+ * a user gets it by taking the wrong artifact: start-up must fail with one sentence naming the
+ * right one, not with a {@code NoSuchMethodError} or {@code NoClassDefFoundError} from an API
+ * the line lacks. It runs on Spring Boot 3.5 with the Spring Boot 4 starter and on Spring Boot 4
+ * with the Spring Boot 3.5 one.
  */
 @ExtendWith(OutputCaptureExtension.class)
-class SpringBoot3StartupTest {
+class WrongStarterTest {
 
     @Test
-    void aSpringBoot3ApplicationRefusesToStartWithOneSentence(CapturedOutput output) {
-        assertThat(SpringBootVersion.getVersion()).startsWith("3.5.");
-        assertThat(SpringVersion.getVersion()).startsWith("6.2.");
-        String problem = "Sluice %s needs Spring Boot 4.x (Spring Framework 7); this application runs Spring Boot %s (Spring Framework %s)"
-                .formatted(System.getProperty("sluice.version"), SpringBootVersion.getVersion(), SpringVersion.getVersion());
-        String action = "upgrade Spring Boot to 4.x, or remove dev.sluice:sluice-spring-boot-starter";
+    void anApplicationWithTheOtherLinesStarterRefusesToStartNamingTheRightOne(CapturedOutput output) {
+        boolean boot3 = SpringBootVersion.getVersion().startsWith("3.5.");
+        String taken = boot3 ? "dev.sluice:sluice-spring-boot-starter" : "dev.sluice:sluice-spring-boot3-starter";
+        String problem = "%s %s needs %s; this application runs Spring Boot %s (Spring Framework %s)".formatted(taken,
+                System.getProperty("sluice.version"), boot3 ? "Spring Boot 4.x (Spring Framework 7)"
+                        : "Spring Boot 3.5 (Spring Framework 6.2)",
+                SpringBootVersion.getVersion(), SpringVersion.getVersion());
+        String action = boot3 ? "use dev.sluice:sluice-spring-boot3-starter instead, the starter for Spring Boot 3.5"
+                + " (Spring Framework 6.2)" : "use dev.sluice:sluice-spring-boot-starter instead, the starter for"
+                + " Spring Boot 4.x (Spring Framework 7)";
 
-        SpringApplication application = new SpringApplication(Boot3Application.class);
+        SpringApplication application = new SpringApplication(WebApplication.class);
         application.setDefaultProperties(Map.of("server.port", "0"));
         Throwable failure = catchThrowable(application::run);
 
@@ -40,7 +46,7 @@ class SpringBoot3StartupTest {
         assertThat(causes(failure)).noneMatch(LinkageError.class::isInstance);
         assertThat(output).contains("APPLICATION FAILED TO START",
                 "Description:" + System.lineSeparator() + System.lineSeparator() + problem + ".",
-                "Action:" + System.lineSeparator() + System.lineSeparator() + "Upgrade" + action.substring("upgrade".length()) + ".");
+                "Action:" + System.lineSeparator() + System.lineSeparator() + "Use" + action.substring("use".length()) + ".");
     }
 
     private static List<Throwable> causes(Throwable failure) {
@@ -54,6 +60,6 @@ class SpringBoot3StartupTest {
     /** The smallest Spring Boot web application. */
     @SpringBootConfiguration
     @EnableAutoConfiguration
-    static class Boot3Application {
+    static class WebApplication {
     }
 }

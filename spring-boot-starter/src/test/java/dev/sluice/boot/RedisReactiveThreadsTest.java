@@ -31,10 +31,13 @@ class RedisReactiveThreadsTest {
     private static final RedisServer REDIS = RedisServer.start();
 
     /**
-     * The store's completion threads; or the request's own event loop, where the decision was in
-     * before the chain went on (as it would without Sluice). Never the common pool, nor Redisson's.
+     * The store's completion threads; or the request's own thread, where the decision was in
+     * before the chain went on (as it would without Sluice): Reactor Netty's event loop, or
+     * reactive Tomcat's, which Spring Boot 4 names {@code webflux-http-nio} and 3.5
+     * {@code http-nio-auto-<n>-exec}. Never the common pool, nor Redisson's.
      */
-    private static final String WHERE_A_REQUEST_GOES_ON = "(sluice-redis|webflux-http-nio|reactor-http-nio)-\\d+";
+    private static final String WHERE_A_REQUEST_GOES_ON =
+            "(sluice-redis|webflux-http-nio|reactor-http-nio)-\\d+|http-nio-auto-\\d+-exec-\\d+";
 
     @LocalServerPort
     private int port;

@@ -136,27 +136,36 @@ class NonReactiveMethodsInWebFluxTest {
     }
 
     @Test
-    void reactiveMethodsMayUseTheRequestAndWarnOfNothing(CapturedOutput output) {
-        webFlux.withBean(Reactive.class).run(context -> assertThat(context).hasNotFailed());
-        assertThat(output.getAll()).doesNotContain(WARNING);
+    void reactiveMethodsMayUseTheRequestAndWarnOfNothing() {
+        try (LoggedMessages log = new LoggedMessages(ReactiveLimitedMethodsCheck.class)) {
+            webFlux.withBean(Reactive.class).run(context -> assertThat(context).hasNotFailed());
+            assertThat(log.messages()).doesNotContain(WARNING);
+        }
     }
 
     @Test
-    void synchronousMethodsWithoutTheRequestStartWithOneWarningListingThem(CapturedOutput output) {
-        webFlux.withBean(Synchronous.class).run(context -> assertThat(context).hasNotFailed());
+    void synchronousMethodsWithoutTheRequestStartWithOneWarningListingThem() {
+        String warnings;
+        try (LoggedMessages log = new LoggedMessages(ReactiveLimitedMethodsCheck.class)) {
+            webFlux.withBean(Synchronous.class).run(context -> assertThat(context).hasNotFailed());
+            warnings = log.messages();
+        }
         String name = Synchronous.class.getName();
-        assertThat(output.getAll()).containsOnlyOnce(WARNING)
+        assertThat(warnings).containsOnlyOnce(WARNING)
                 .contains("usually an event-loop thread: " + name + ".forward(String), " + name + ".read(String). With"
                         + " the Redis store every decision blocks that thread")
                 .doesNotContain(name + ".readLater(String)");
     }
 
     @Test
-    void aServletApplicationKnowsTheRequestOfSynchronousMethods(CapturedOutput output) {
-        new WebApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(SluiceAutoConfiguration.class, SluiceWebMvcAutoConfiguration.class))
-                .withBean(SynchronousByIp.class)
-                .run(context -> assertThat(context).hasNotFailed());
-        assertThat(output.getAll()).doesNotContain(WARNING);
+    void aServletApplicationKnowsTheRequestOfSynchronousMethods() {
+        try (LoggedMessages log = new LoggedMessages(ReactiveLimitedMethodsCheck.class)) {
+            new WebApplicationContextRunner()
+                    .withConfiguration(AutoConfigurations.of(SluiceAutoConfiguration.class,
+                            SluiceWebMvcAutoConfiguration.class))
+                    .withBean(SynchronousByIp.class)
+                    .run(context -> assertThat(context).hasNotFailed());
+            assertThat(log.messages()).doesNotContain(WARNING);
+        }
     }
 }

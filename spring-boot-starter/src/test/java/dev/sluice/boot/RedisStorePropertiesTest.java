@@ -12,9 +12,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -109,7 +106,7 @@ class RedisStorePropertiesTest {
 
     @Test
     void startUpWaitsNoLongerThanTheWarmUpTimeoutAndSaysSo() {
-        try (RedisServer redis = RedisServer.start(); WarmUpLog output = new WarmUpLog()) {
+        try (RedisServer redis = RedisServer.start(); LoggedMessages output = new LoggedMessages(StoreWarmUp.class)) {
             redis.suspend();
             try {
                 long starting = System.nanoTime();
@@ -131,7 +128,7 @@ class RedisStorePropertiesTest {
 
     @Test
     void aRedisThatIsDownIsAWarningNamingWhatFailedNotAFailure() {
-        try (RedisServer redis = RedisServer.start(); WarmUpLog output = new WarmUpLog()) {
+        try (RedisServer redis = RedisServer.start(); LoggedMessages output = new LoggedMessages(StoreWarmUp.class)) {
             redis.kill();
             runner.withPropertyValues("sluice.redis.address=" + redis.address()).run(context -> {
                 assertThat(context).hasNotFailed();
@@ -143,7 +140,7 @@ class RedisStorePropertiesTest {
 
     @Test
     void noWarmUpTimeoutLetsStartUpGoOnAtOnce() {
-        try (RedisServer redis = RedisServer.start(); WarmUpLog output = new WarmUpLog()) {
+        try (RedisServer redis = RedisServer.start(); LoggedMessages output = new LoggedMessages(StoreWarmUp.class)) {
             redis.suspend();
             try {
                 runner.withPropertyValues("sluice.redis.address=" + redis.address(), "sluice.redis.warm-up-timeout=0s")
@@ -155,43 +152,6 @@ class RedisStorePropertiesTest {
             } finally {
                 redis.resume();
             }
-        }
-    }
-
-    /**
-     * What the warm-up logs while open, read where it logs (a {@code System.Logger}, by default
-     * java.util.logging) rather than from the console, which Spring Boot's logging reaches only
-     * once some application in this JVM has set it up.
-     */
-    private static final class WarmUpLog extends Handler implements AutoCloseable {
-
-        private final Logger logger = Logger.getLogger(StoreWarmUp.class.getName());
-        private final StringBuilder messages = new StringBuilder();
-
-        WarmUpLog() {
-            logger.addHandler(this);
-        }
-
-        String messages() {
-            synchronized (messages) {
-                return messages.toString();
-            }
-        }
-
-        @Override
-        public void publish(LogRecord record) {
-            synchronized (messages) {
-                messages.append(record.getMessage()).append('\n');
-            }
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-            logger.removeHandler(this);
         }
     }
 }

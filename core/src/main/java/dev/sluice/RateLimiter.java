@@ -988,6 +988,20 @@ public final class RateLimiter {
         }
     }
 
+    /**
+     * Replaces the default tiers and every plan at once, from the next call on: no call sees one
+     * without the other.
+     *
+     * @param tiers the default tiers
+     * @param plans the tiers of each plan, by name; plans not in it are gone
+     * @throws IllegalArgumentException when any tiers are invalid; the limiter is then unchanged
+     */
+    public void changeLimits(List<Tier> tiers, Map<String, List<Tier>> plans) {
+        synchronized (this) {
+            limits = checked(new Limits(tiers, plans));
+        }
+    }
+
     private Limits checked(Limits changed) {
         check(store, onStoreFailure == FailurePolicy.LOCAL_FALLBACK ? fallbackStore : null, changed, cost);
         return changed;

@@ -313,7 +313,7 @@ abstract class SampleAppContract {
                 + "\"window\":\"PT1S\",\"algorithm\":\"SLIDING_LOG\",\"countRejected\":false,\"blockFor\":\"PT0S\"}],"
                 + "\"plans\":{},\"store\":\"" + storeName() + "\",\"storeState\":" + storeState() + ",\"storeQueue\":")
                 + "(null|\\{[^}]*\\})" + Pattern.quote(",\"failurePolicy\":\"LOCAL_FALLBACK\",\"allowed\":" + (allowedBefore + 1)
-                + ",\"rejected\":0}"))
+                + ",\"rejected\":0,\"change\":null}"))
                 .contains("\"name\":\"otp-ip\"").contains("\"failurePolicy\":\"FAIL_CLOSED\"");
     }
 

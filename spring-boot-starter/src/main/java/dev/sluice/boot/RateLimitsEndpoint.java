@@ -4,12 +4,14 @@ import dev.sluice.RateLimiter;
 import dev.sluice.RateLimiterRegistry;
 import dev.sluice.StoreQueue;
 import dev.sluice.Tier;
+import java.security.Principal;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -45,10 +47,12 @@ public class RateLimitsEndpoint {
 
     private final RateLimiterRegistry registry;
     private final RateLimitStatistics statistics;
+    private final LimitChanges changes;
 
-    RateLimitsEndpoint(RateLimiterRegistry registry, RateLimitStatistics statistics) {
+    RateLimitsEndpoint(RateLimiterRegistry registry, RateLimitStatistics statistics, LimitChanges changes) {
         this.registry = registry;
         this.statistics = statistics;
+        this.changes = changes;
     }
 
     /**
@@ -69,7 +73,9 @@ public class RateLimitsEndpoint {
                 limiter.store().circuitBreaker().map(breaker -> breaker.state().name()).orElse(null),
                 limiter.store().queue().map(QueueDescriptor::of).orElse(null),
                 limiter.onStoreFailure().name(),
-                statistics.allowed(limiter.name()), statistics.rejected(limiter.name()));
+                statistics.allowed(limiter.name()), statistics.rejected(limiter.name()),
+                changes.inForce(limiter.name()).map(change -> ChangeDescriptor.of(change,
+                        changes.configured(limiter.name()).orElseThrow())).orElse(null));
     }
 
     /**
@@ -79,8 +85,9 @@ public class RateLimitsEndpoint {
      * added with this one tier. Counts are kept wherever the tier keeps its algorithm and window.
      * Values are written as in configuration: {@code "limit": "2000", "window": "10s"}, and
      * optionally {@code "algorithm": "fixed-window"}, {@code "countRejected": "true"},
-     * {@code "blockFor": "15m"}. The change lives in this instance until it restarts; with
-     * several instances, change each (or change the configuration and refresh it).
+     * {@code "blockFor": "15m"}. With the Redis store every instance on it makes the change
+     * (unless {@code sluice.redis.share-changes} is false), within 2 seconds, and keeps it until
+     * it is taken back ({@link #revert}); otherwise it lives in this instance until it restarts.
      *
      * @param limiter       the limiter's name
      * @param plan          the plan to change; {@code null} for the default tiers
@@ -90,14 +97,18 @@ public class RateLimitsEndpoint {
      *                      sliding window)
      * @param countRejected whether rejected calls count; {@code null} to keep it
      * @param blockFor      how long a rejection blocks the key; {@code null} to keep it
+     * @param caller        who asks, recorded as the change's author when known
      * @return the limiter as changed, or {@code null} when no limiter has the name
      * @throws SluiceConfigurationException when the tier is incomplete or invalid; the limiter
      *         is then unchanged
+     * @throws dev.sluice.StoreUnavailableException when the change cannot be shared through Redis;
+     *         the limiter is then unchanged
      */
     @WriteOperation
     public @Nullable LimiterDescriptor change(@Selector String limiter, @Nullable String plan, String limit,
                                               String window, @Nullable String algorithm,
-                                              @Nullable String countRejected, @Nullable String blockFor) {
+                                              @Nullable String countRejected, @Nullable String blockFor,
+                                              SecurityContext caller) {
         Optional<RateLimiter> named = registry.find(limiter);
         if (named.isEmpty()) {
             return null;
@@ -132,18 +143,39 @@ public class RateLimitsEndpoint {
                 kept.putAll(given);
                 tiers.set(index, tier(kept));
             }
+            Map<String, List<Tier>> plans = new LinkedHashMap<>(changing.plans());
+            if (plan != null) {
+                plans.put(plan, tiers);
+            }
+            LimitChanges.Limits limits = new LimitChanges.Limits(plan == null ? tiers : changing.tiers(), plans);
             try {
-                if (plan == null) {
-                    changing.changeTiers(tiers);
-                } else {
-                    changing.changeTiers(plan, tiers);
-                }
+                changes.change(changing, limits, author(caller), registry.clock().instant());
             } catch (IllegalArgumentException e) {
                 throw new SluiceConfigurationException("The tier cannot be set on limiter '" + limiter + "': "
                         + e.getMessage(), "Give figures the limiter's store supports, at least its cost.", e);
             }
         }
         return describe(changing);
+    }
+
+    /**
+     * Takes back the live change of a limiter: its configured limits apply again, in every
+     * instance when the change was shared. Over HTTP, {@code DELETE /actuator/ratelimits/{limiter}},
+     * which {@link RateLimitsEndpointWebExtension} answers.
+     *
+     * @param limiter the limiter's name
+     * @return whether the limiter exists and had a change
+     * @throws dev.sluice.StoreUnavailableException when the change cannot be taken back through Redis
+     */
+    @DeleteOperation
+    public boolean revert(@Selector String limiter) {
+        Optional<RateLimiter> named = registry.find(limiter);
+        return named.isPresent() && changes.inForce(limiter).isPresent() && changes.revert(named.get());
+    }
+
+    private static @Nullable String author(SecurityContext caller) {
+        Principal principal = caller.getPrincipal();
+        return principal == null ? null : principal.getName();
     }
 
     private static void putIfGiven(Map<String, String> values, String name, @Nullable String value) {
@@ -210,10 +242,32 @@ public class RateLimitsEndpoint {
      * @param allowed       calls allowed since start
      * @param rejected      calls rejected since start, those rejected because the store was
      *                      overloaded included
+     * @param change        the live change its limits come from; null while it has its configured ones
      */
     public record LimiterDescriptor(String name, List<TierDescriptor> tiers, Map<String, List<TierDescriptor>> plans,
                                     String store, @Nullable String storeState, @Nullable QueueDescriptor storeQueue,
-                                    String failurePolicy, long allowed, long rejected) {
+                                    String failurePolicy, long allowed, long rejected,
+                                    @Nullable ChangeDescriptor change) {
+    }
+
+    /**
+     * A live change of a limiter's limits.
+     *
+     * @param version         its version: a later change has a higher one
+     * @param by              who made it, when known
+     * @param at              when, ISO-8601
+     * @param configuredTiers the default tiers it replaced, which taking it back restores
+     * @param configuredPlans the plans it replaced
+     */
+    public record ChangeDescriptor(long version, @Nullable String by, String at, List<TierDescriptor> configuredTiers,
+                                   Map<String, List<TierDescriptor>> configuredPlans) {
+
+        static ChangeDescriptor of(LimitChanges.Change change, LimitChanges.Limits configured) {
+            Map<String, List<TierDescriptor>> plans = new LinkedHashMap<>();
+            configured.plans().forEach((plan, tiers) -> plans.put(plan, TierDescriptor.of(tiers)));
+            return new ChangeDescriptor(change.version(), change.by(), change.at().toString(),
+                    TierDescriptor.of(configured.tiers()), plans);
+        }
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.sluice.boot;
 import dev.sluice.StoreUnavailableException;
 import java.util.Arrays;
 import java.util.Map;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
@@ -65,6 +66,22 @@ public class RateLimitsEndpointWebExtension {
     }
 
     /**
+     * Takes back the live change of a limiter, as {@link RateLimitsEndpoint#revert} does.
+     *
+     * @param limiter the limiter's name
+     * @return an empty response: 204, 404 (no such limiter, or no change) or 503
+     */
+    @DeleteOperation
+    public WebEndpointResponse<Void> revert(@Selector String limiter) {
+        try {
+            return new WebEndpointResponse<>(endpoint.revert(limiter)
+                    ? WebEndpointResponse.STATUS_NO_CONTENT : WebEndpointResponse.STATUS_NOT_FOUND);
+        } catch (StoreUnavailableException e) {
+            return new WebEndpointResponse<>(WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
+        }
+    }
+
+    /**
      * Sets one tier of a limiter, or of one of its plans, as {@link RateLimitsEndpoint#change} does.
      *
      * @param limiter       the limiter's name
@@ -74,21 +91,26 @@ public class RateLimitsEndpointWebExtension {
      * @param algorithm     the tier's algorithm; {@code null} to keep it
      * @param countRejected whether rejected calls count; {@code null} to keep it
      * @param blockFor      how long a rejection blocks the key; {@code null} to keep it
-     * @return the limiter as changed (200), an empty 404, or a 400 whose {@code error} says
-     *         what is wrong with the tiers
+     * @param caller        who asks, recorded as the change's author when known
+     * @return the limiter as changed (200), an empty 404, a 400 whose {@code error} says
+     *         what is wrong with the tiers, or a 503 when the change cannot be shared through Redis
      */
     @WriteOperation
     public WebEndpointResponse<Object> change(@Selector String limiter, @Nullable String plan, String limit,
                                               String window, @Nullable String algorithm,
-                                              @Nullable String countRejected, @Nullable String blockFor) {
+                                              @Nullable String countRejected, @Nullable String blockFor,
+                                              SecurityContext caller) {
         try {
             RateLimitsEndpoint.LimiterDescriptor changed = endpoint.change(limiter, plan, limit, window, algorithm,
-                    countRejected, blockFor);
+                    countRejected, blockFor, caller);
             return changed == null ? new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND)
                     : new WebEndpointResponse<>(changed);
         } catch (SluiceConfigurationException e) {
             return new WebEndpointResponse<>(Map.of("error", e.getMessage() + " " + e.action()),
                     WebEndpointResponse.STATUS_BAD_REQUEST);
+        } catch (StoreUnavailableException e) {
+            return new WebEndpointResponse<>(Map.of("error", e.getMessage()),
+                    WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
         }
     }
 }

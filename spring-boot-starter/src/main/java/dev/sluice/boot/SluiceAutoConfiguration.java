@@ -141,6 +141,18 @@ public class SluiceAutoConfiguration {
         return inMemoryStore(properties, clock);
     }
 
+    /**
+     * Live changes of limits through the actuator, kept in this instance: the Redis store's
+     * configuration shares them instead.
+     *
+     * @return the changes
+     */
+    @Bean
+    @ConditionalOnMissingBean(LimitChanges.class)
+    LimitChanges sluiceLocalLimitChanges() {
+        return new LimitChanges();
+    }
+
     private static InMemoryRateLimitStore inMemoryStore(SluiceProperties properties, ObjectProvider<InstantSource> clock) {
         InMemoryRateLimitStore.Builder store = InMemoryRateLimitStore.builder()
                 .maximumKeys(properties.getMemory().getMaximumKeys());
@@ -175,6 +187,18 @@ public class SluiceAutoConfiguration {
         @Bean
         StoreWarmUp sluiceRedisWarmUp(SluiceProperties properties) {
             return new StoreWarmUp(properties.getRedis().getWarmUpTimeout());
+        }
+
+        /**
+         * Live changes of limits that every instance on this Redis makes, unless
+         * {@code sluice.redis.share-changes} is false.
+         */
+        @Bean
+        @ConditionalOnBooleanProperty(name = "sluice.redis.share-changes", matchIfMissing = true)
+        SharedLimitChanges sluiceLimitChanges(RedissonClient client, RateLimiterRegistry registry,
+                                              SluiceProperties properties) {
+            return new SharedLimitChanges(client, registry, properties.getRedis().getKeyPrefix(),
+                    properties.getRedis().getWarmUpTimeout());
         }
 
         /**

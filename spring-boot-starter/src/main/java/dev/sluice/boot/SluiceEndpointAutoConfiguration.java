@@ -11,6 +11,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 import org.springframework.web.context.WebApplicationContext;
 
 /**
@@ -25,8 +26,9 @@ public class SluiceEndpointAutoConfiguration {
 
     @Bean
     @ConditionalOnAvailableEndpoint
-    RateLimitsEndpoint rateLimitsEndpoint(RateLimiterRegistry registry, RateLimitStatistics statistics) {
-        return new RateLimitsEndpoint(registry, statistics);
+    RateLimitsEndpoint rateLimitsEndpoint(RateLimiterRegistry registry, RateLimitStatistics statistics,
+                                          LimitChanges changes) {
+        return new RateLimitsEndpoint(registry, statistics, changes);
     }
 
     @Bean
@@ -38,5 +40,18 @@ public class SluiceEndpointAutoConfiguration {
         // WebFlux hands a catch-all selector the path from the first variable on, the limiter's. A web
         // application that is not a servlet one is a reactive one.
         return new RateLimitsEndpointWebExtension(endpoint, !(context instanceof WebApplicationContext));
+    }
+
+    /**
+     * Warns when the endpoint's write operations are open over HTTP with nothing in front of them.
+     *
+     * @param environment the application's settings
+     * @param context     its beans
+     * @return the check, run once every singleton is made
+     */
+    @Bean
+    @ConditionalOnBean(RateLimitsEndpointWebExtension.class)
+    EndpointWriteAccessCheck sluiceEndpointWriteAccessCheck(Environment environment, ApplicationContext context) {
+        return new EndpointWriteAccessCheck(environment, context);
     }
 }

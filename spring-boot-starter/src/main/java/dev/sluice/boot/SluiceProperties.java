@@ -332,6 +332,14 @@ public class SluiceProperties {
          */
         private Duration warmUpTimeout = Duration.ofSeconds(5);
 
+        /**
+         * Whether live changes of limits through the actuator's ratelimits endpoint are made for
+         * every instance sharing this Redis: recorded there with their version, author and time,
+         * applied by each instance within 2 seconds, by those started later as they start, and kept
+         * until taken back. false: a change lives in the instance that made it, until it restarts.
+         */
+        private boolean shareChanges = true;
+
         /** Counting in this JVM, synced with Redis on an interval, for the hottest limiters. */
         private final LocalSync localSync = new LocalSync();
 
@@ -558,6 +566,24 @@ public class SluiceProperties {
          */
         public void setWarmUpTimeout(Duration warmUpTimeout) {
             this.warmUpTimeout = warmUpTimeout;
+        }
+
+        /**
+         * Whether live changes of limits are made for every instance sharing this Redis.
+         *
+         * @return true by default
+         */
+        public boolean isShareChanges() {
+            return shareChanges;
+        }
+
+        /**
+         * Sets whether live changes of limits are made for every instance sharing this Redis.
+         *
+         * @param shareChanges false to keep them in the instance that made them
+         */
+        public void setShareChanges(boolean shareChanges) {
+            this.shareChanges = shareChanges;
         }
     }
 

@@ -110,6 +110,12 @@ abstract class HttpOperationsContract {
                 .exchange().expectBody(String.class).returnResult();
     }
 
+    /** Takes back the live change of a limiter: its configured limits apply again. */
+    private int revert(String limiter) {
+        return http.delete().uri("/actuator/ratelimits/" + limiter).exchange().expectBody(String.class).returnResult()
+                .getStatus().value();
+    }
+
     @Test
     void aLimitChangedLiveTakesEffectOnTheNextCallAndKeepsTheCounts() {
         String org = "org-" + newClient();
@@ -134,7 +140,7 @@ abstract class HttpOperationsContract {
             assertThat(products(fresh).getStatus().value()).isEqualTo(200);
             assertThat(products(fresh).getStatus().value()).as("lowered to 1").isEqualTo(429);
         } finally {
-            change("product-api", "{\"limit\":\"3\",\"window\":\"1m\"}");
+            revert("product-api");
         }
     }
 
@@ -150,7 +156,27 @@ abstract class HttpOperationsContract {
             }
             assertThat(products(org).getStatus().value()).as("back on the default plan, 4 used of 3").isEqualTo(429);
         } finally {
-            change("product-api", "{\"plan\":\"silver\",\"limit\":\"3\",\"window\":\"1m\"}");
+            revert("product-api");
+        }
+    }
+
+    @Test
+    void aChangeShowsWhereTheLimitsComeFromAndTakingItBackRestoresTheConfiguredOnes() {
+        try {
+            assertThat(change("product-api", "{\"limit\":\"7\",\"window\":\"1m\"}").getResponseBody())
+                    .contains("\"tiers\":[{\"limit\":7,").contains("\"change\":{\"version\":")
+                    .contains("\"configuredTiers\":[{\"limit\":3,");
+
+            assertThat(revert("product-api")).isEqualTo(204);
+
+            String limits = http.get().uri("/actuator/ratelimits").exchange().expectBody(String.class).returnResult()
+                    .getResponseBody();
+            assertThat(limits).contains("{\"name\":\"product-api\",\"tiers\":[{\"limit\":3,");
+            assertThat(limits.substring(limits.indexOf("\"name\":\"product-api\""))).contains("\"change\":null");
+            assertThat(revert("product-api")).as("no change left").isEqualTo(404);
+            assertThat(revert("no-such-limiter")).isEqualTo(404);
+        } finally {
+            revert("product-api");
         }
     }
 

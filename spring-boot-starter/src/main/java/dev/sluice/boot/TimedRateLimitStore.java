@@ -40,6 +40,9 @@ final class TimedRateLimitStore extends ForwardingRateLimitStore {
         this.latency = Timer.builder("sluice.store.latency")
                 .description("How long the store takes to decide")
                 .tag("store", name(store))
+                // Buckets up to 5 s (about 60), for percentiles in Prometheus and the alert on the 99th.
+                .publishPercentileHistogram()
+                .maximumExpectedValue(Duration.ofSeconds(5))
                 .register(registry);
     }
 

@@ -42,7 +42,7 @@ final class EndpointWriteAccessCheck implements SmartInitializingSingleton {
 
     @Override
     public void afterSingletonsInstantiated() {
-        if (writable() && !secured() && !onLoopback()) {
+        if (writable() && !secured() && !closedToOthers()) {
             LOGGER.log(System.Logger.Level.WARNING, "The ratelimits endpoint lets anyone who reaches this application"
                     + " over HTTP lift limits (POST) and unblock keys (DELETE): management.endpoint.ratelimits.access"
                     + " is unrestricted, and neither Spring Security nor a loopback management.server.address"
@@ -67,10 +67,14 @@ final class EndpointWriteAccessCheck implements SmartInitializingSingleton {
         return SECURITY_FILTERS.stream().anyMatch(beans::containsBean);
     }
 
-    /** Whether the endpoint listens on a loopback address only. */
-    private boolean onLoopback() {
+    /** Whether only this machine reaches the endpoint over HTTP: a loopback address, or no HTTP at all. */
+    private boolean closedToOthers() {
         String managementPort = environment.getProperty("management.server.port");
-        boolean ownPort = managementPort != null && !Objects.equals(managementPort, environment.getProperty("server.port"));
+        if ("-1".equals(managementPort)) {
+            return true;
+        }
+        boolean ownPort = managementPort != null
+                && !Objects.equals(managementPort, environment.getProperty("server.port"));
         return loopback(environment.getProperty(ownPort ? "management.server.address" : "server.address"));
     }
 

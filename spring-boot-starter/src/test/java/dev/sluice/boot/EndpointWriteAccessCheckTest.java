@@ -61,6 +61,8 @@ class EndpointWriteAccessCheckTest {
         assertThat(warnings(unrestricted().withProperty("server.address", "127.0.0.1")
                 .withProperty("management.server.port", "8081"))).as("a management server on every address")
                 .contains(WARNING);
+        assertThat(warnings(unrestricted().withProperty("management.server.port", "-1")))
+                .as("no management over HTTP").doesNotContain(WARNING);
     }
 
     @ParameterizedTest

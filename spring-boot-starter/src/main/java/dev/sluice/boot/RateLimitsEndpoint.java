@@ -121,7 +121,9 @@ public class RateLimitsEndpoint {
         putIfGiven(given, "count-rejected", countRejected);
         putIfGiven(given, "block-for", blockFor);
         Tier asGiven = tier(given);
-        synchronized (changing) {
+        // The changes' lock, which they take before the limiter's: a change made here and one read
+        // from other instances are made one at a time, and never wait for each other in turn.
+        synchronized (changes) {
             List<Tier> tiers = new ArrayList<>(plan == null ? changing.tiers()
                     : changing.plans().getOrDefault(plan, List.of()));
             int index = -1;

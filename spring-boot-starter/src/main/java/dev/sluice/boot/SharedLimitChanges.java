@@ -130,6 +130,12 @@ final class SharedLimitChanges extends LimitChanges implements SmartLifecycle {
     public void stop() {
         running = false;
         reader.shutdownNow();
+        try {
+            // A read under way ends before the client it reads through is shut down.
+            reader.awaitTermination(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         Integer subscribed = listener;
         if (subscribed != null && !redis.isShutdown()) {
             redis.getTopic(channel, StringCodec.INSTANCE).removeListenerAsync(subscribed);

@@ -4,6 +4,7 @@ import dev.sluice.RateLimiter;
 import dev.sluice.RateLimiterRegistry;
 import dev.sluice.StoreQueue;
 import dev.sluice.Tier;
+import dev.sluice.TopKeys;
 import java.security.Principal;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -48,11 +49,14 @@ public class RateLimitsEndpoint {
     private final RateLimiterRegistry registry;
     private final RateLimitStatistics statistics;
     private final LimitChanges changes;
+    private final KeyMask keyMask;
 
-    RateLimitsEndpoint(RateLimiterRegistry registry, RateLimitStatistics statistics, LimitChanges changes) {
+    RateLimitsEndpoint(RateLimiterRegistry registry, RateLimitStatistics statistics, LimitChanges changes,
+                       KeyMask keyMask) {
         this.registry = registry;
         this.statistics = statistics;
         this.changes = changes;
+        this.keyMask = keyMask;
     }
 
     /**
@@ -74,8 +78,38 @@ public class RateLimitsEndpoint {
                 limiter.store().queue().map(QueueDescriptor::of).orElse(null),
                 limiter.onStoreFailure().name(),
                 statistics.allowed(limiter.name()), statistics.rejected(limiter.name()),
-                changes.inForce(limiter.name()).map(change -> ChangeDescriptor.of(change,
-                        changes.configured(limiter.name()).orElseThrow())).orElse(null));
+                changes.inForce(limiter.name()).flatMap(change -> changes.configured(limiter.name())
+                        .map(configured -> ChangeDescriptor.of(change, configured))).orElse(null));
+    }
+
+    /**
+     * Who a limiter is limiting: the keys it rejected most since start, and those most often
+     * admitted with at most a tenth of their limit left ({@code GET /actuator/ratelimits/{limiter}/top}).
+     * Keys are masked ({@code hmac:} and 16 hex digits of their HMAC-SHA-256 under
+     * {@code sluice.top-keys.mask-secret}) unless {@code sluice.top-keys.plain-keys} is set.
+     *
+     * @param limiter the limiter's name
+     * @param list    {@code top}
+     * @param count   how many keys each list shows at most; 10 by default
+     * @return the lists, or {@code null} (404) when no limiter has the name, {@code list} is not
+     *         {@code top}, or {@code sluice.top-keys.enabled} is false
+     */
+    @ReadOperation
+    public @Nullable TopKeysDescriptor top(@Selector String limiter, @Selector String list, @Nullable Integer count) {
+        if (!"top".equals(list) || registry.find(limiter).isEmpty() || !statistics.keepsTopKeys()) {
+            return null;
+        }
+        int shown = count == null ? 10 : Math.max(count, 0);
+        return statistics.topKeys(limiter)
+                .map(top -> new TopKeysDescriptor(limiter, keyMask.masks(), shown(top.rejected(shown)),
+                        shown(top.nearLimit(shown))))
+                .orElseGet(() -> new TopKeysDescriptor(limiter, keyMask.masks(), List.of(), List.of()));
+    }
+
+    private List<TopKeyDescriptor> shown(List<TopKeys.Entry> entries) {
+        return entries.stream()
+                .map(entry -> new TopKeyDescriptor(keyMask.show(entry.key()), entry.count(), entry.overcount()))
+                .toList();
     }
 
     /**
@@ -270,6 +304,28 @@ public class RateLimitsEndpoint {
             return new ChangeDescriptor(change.version(), change.by(), change.at().toString(),
                     TierDescriptor.of(configured.tiers()), plans);
         }
+    }
+
+    /**
+     * Who a limiter is limiting.
+     *
+     * @param limiter   the limiter's name
+     * @param masked    whether keys are shown masked
+     * @param rejected  the keys rejected most since start, most first
+     * @param nearLimit the keys most often admitted with at most a tenth of their limit left
+     */
+    public record TopKeysDescriptor(String limiter, boolean masked, List<TopKeyDescriptor> rejected,
+                                    List<TopKeyDescriptor> nearLimit) {
+    }
+
+    /**
+     * One key of a top-keys list.
+     *
+     * @param key       the key, masked unless configured otherwise
+     * @param count     the calls counted for it; at least its true number
+     * @param overcount by how much {@code count} may overstate it (0: exact)
+     */
+    public record TopKeyDescriptor(String key, long count, long overcount) {
     }
 
     /**

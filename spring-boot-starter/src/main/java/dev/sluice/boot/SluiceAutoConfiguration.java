@@ -45,13 +45,20 @@ import org.springframework.core.env.Environment;
 public class SluiceAutoConfiguration {
 
     /**
-     * Counts per limiter for the actuator endpoint.
+     * Counts per limiter, and who each limiter is limiting, for the actuator endpoint.
      *
+     * @param properties the settings
      * @return the statistics
      */
     @Bean
-    RateLimitStatistics sluiceRateLimitStatistics() {
-        return new RateLimitStatistics();
+    RateLimitStatistics sluiceRateLimitStatistics(SluiceProperties properties) {
+        SluiceProperties.TopKeys topKeys = properties.getTopKeys();
+        if (topKeys.isEnabled() && topKeys.getCapacity() < 1) {
+            throw new SluiceConfigurationException("sluice.top-keys.capacity must be at least 1, was "
+                    + topKeys.getCapacity(), "Set sluice.top-keys.capacity to 16, say, or sluice.top-keys.enabled"
+                    + " to false to keep no top keys.", null);
+        }
+        return new RateLimitStatistics(topKeys.isEnabled() ? topKeys.getCapacity() : 0);
     }
 
     @Bean

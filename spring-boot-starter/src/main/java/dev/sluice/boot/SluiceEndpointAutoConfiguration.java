@@ -27,8 +27,8 @@ public class SluiceEndpointAutoConfiguration {
     @Bean
     @ConditionalOnAvailableEndpoint
     RateLimitsEndpoint rateLimitsEndpoint(RateLimiterRegistry registry, RateLimitStatistics statistics,
-                                          LimitChanges changes) {
-        return new RateLimitsEndpoint(registry, statistics, changes);
+                                          LimitChanges changes, SluiceProperties properties) {
+        return new RateLimitsEndpoint(registry, statistics, changes, KeyMask.of(properties));
     }
 
     @Bean

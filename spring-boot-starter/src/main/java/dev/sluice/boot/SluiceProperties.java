@@ -73,6 +73,8 @@ public class SluiceProperties {
 
     private final CircuitBreaker circuitBreaker = new CircuitBreaker();
 
+    private final TopKeys topKeys = new TopKeys();
+
     /**
      * Whether @RateLimited methods are limited at all.
      *
@@ -206,6 +208,15 @@ public class SluiceProperties {
      */
     public Aspect getAspect() {
         return aspect;
+    }
+
+    /**
+     * Who each limiter is limiting, for the actuator's top keys.
+     *
+     * @return the settings
+     */
+    public TopKeys getTopKeys() {
+        return topKeys;
     }
 
     /**
@@ -1466,6 +1477,108 @@ public class SluiceProperties {
          */
         public void setOrder(@Nullable Integer order) {
             this.order = order;
+        }
+    }
+
+    /**
+     * The keys each limiter rejects most and those that come closest to their limits, listed by
+     * GET /actuator/ratelimits/{limiter}/top. Keys are personal data: the endpoint shows them
+     * masked unless plain-keys is set.
+     */
+    public static class TopKeys {
+
+        /** Whether limiters keep the summary at all. */
+        private boolean enabled = true;
+
+        /**
+         * The counters each of a limiter's two lists keeps: any key taking more than 1/capacity
+         * of the counted calls is listed. Each counter holds one key of at most 128 characters.
+         */
+        private int capacity = dev.sluice.TopKeys.DEFAULT_CAPACITY;
+
+        /**
+         * Whether the endpoint shows keys as they are. Keys are phone numbers, addresses and the
+         * like: set it only where whoever reads the endpoint may see them.
+         */
+        private boolean plainKeys;
+
+        /**
+         * The secret of the HMAC-SHA-256 that masks keys, at least 16 bytes, the same on every
+         * instance so that one key has one mask across a fleet. Unset: sluice.redis.key-hash-secret
+         * if set, else a secret drawn at start-up (masks then differ between instances and restarts).
+         */
+        private @Nullable String maskSecret;
+
+        /**
+         * Whether limiters keep the summary.
+         *
+         * @return the flag
+         */
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        /**
+         * Turns the summary on or off.
+         *
+         * @param enabled the flag
+         */
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        /**
+         * The counters of each list.
+         *
+         * @return the capacity
+         */
+        public int getCapacity() {
+            return capacity;
+        }
+
+        /**
+         * Sets the counters of each list.
+         *
+         * @param capacity at least 1
+         */
+        public void setCapacity(int capacity) {
+            this.capacity = capacity;
+        }
+
+        /**
+         * Whether the endpoint shows keys as they are.
+         *
+         * @return the flag
+         */
+        public boolean isPlainKeys() {
+            return plainKeys;
+        }
+
+        /**
+         * Shows keys as they are, or masked.
+         *
+         * @param plainKeys the flag
+         */
+        public void setPlainKeys(boolean plainKeys) {
+            this.plainKeys = plainKeys;
+        }
+
+        /**
+         * The secret that masks keys.
+         *
+         * @return the secret, or null for the default
+         */
+        public @Nullable String getMaskSecret() {
+            return maskSecret;
+        }
+
+        /**
+         * Sets the secret that masks keys.
+         *
+         * @param maskSecret at least 16 bytes
+         */
+        public void setMaskSecret(@Nullable String maskSecret) {
+            this.maskSecret = maskSecret;
         }
     }
 

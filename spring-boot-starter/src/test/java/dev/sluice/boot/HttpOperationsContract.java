@@ -3,7 +3,11 @@ package dev.sluice.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.boot.app.LimitedApp;
+import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -20,8 +24,11 @@ import org.springframework.test.web.reactive.server.WebTestClient;
  * application.properties admits 3 requests a minute per organization.
  */
 @SpringBootTest(classes = LimitedApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"sluice.web.trusted-proxies=127.0.0.1", "management.endpoint.ratelimits.access=unrestricted"})
+        properties = {"sluice.web.trusted-proxies=127.0.0.1", "management.endpoint.ratelimits.access=unrestricted",
+            "sluice.top-keys.mask-secret=" + HttpOperationsContract.MASK_SECRET})
 abstract class HttpOperationsContract {
+
+    static final String MASK_SECRET = "a secret of more than sixteen bytes";
 
     private static final AtomicInteger CLIENTS = new AtomicInteger();
 
@@ -192,5 +199,28 @@ abstract class HttpOperationsContract {
         assertThat(change("product-api", "{\"limit\":\"5\"}").getStatus().value()).as("no window").isEqualTo(400);
         assertThat(http.get().uri("/actuator/ratelimits").exchange().expectBody(String.class).returnResult().getResponseBody())
                 .contains("{\"name\":\"product-api\",\"tiers\":[{\"limit\":3,");
+    }
+
+    @Test
+    void aFloodedKeyComesFirstInTheTopKeysMaskedAsItsHmac() throws Exception {
+        String flooder = newClient();
+        block(http, flooder);
+        for (int i = 0; i < 30; i++) {
+            assertThat(sendOtp(http, flooder).getStatus().value()).isEqualTo(429);
+        }
+        block(http, newClient());
+
+        String top = http.get().uri("/actuator/ratelimits/otp-ip/top?count=1").exchange().expectStatus().isOk()
+                .expectBody(String.class).returnResult().getResponseBody();
+
+        Mac mac = Mac.getInstance("HmacSHA256");
+        mac.init(new SecretKeySpec(MASK_SECRET.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+        String masked = "hmac:" + HexFormat.of().formatHex(mac.doFinal(flooder.getBytes(StandardCharsets.UTF_8)), 0, 8);
+        assertThat(top).startsWith("{\"limiter\":\"otp-ip\",\"masked\":true,\"rejected\":[{\"key\":\"" + masked
+                + "\",\"count\":31,").doesNotContain(flooder);
+        assertThat(http.get().uri("/actuator/ratelimits/no-such-limiter/top").exchange().returnResult(String.class)
+                .getStatus().value()).isEqualTo(404);
+        assertThat(http.get().uri("/actuator/ratelimits/otp-ip/bottom").exchange().returnResult(String.class)
+                .getStatus().value()).isEqualTo(404);
     }
 }

@@ -32,8 +32,8 @@ class RateLimitsEndpointWebExtensionTest {
                         .registry(RateLimiterRegistry.builder().store(store).build()).build();
                 limits.validate(Otp.class);
                 RateLimitsEndpointWebExtension web = new RateLimitsEndpointWebExtension(
-                        new RateLimitsEndpoint(limits.registry(), new RateLimitStatistics(),
-                                new LimitChanges()));
+                        new RateLimitsEndpoint(limits.registry(), new RateLimitStatistics(0),
+                                new LimitChanges(), KeyMask.of(new SluiceProperties())));
                 assertThat(web.reset("otp-ip", new String[] {"203.0.113.9"}).getStatus())
                         .as("while Redis answers").isEqualTo(WebEndpointResponse.STATUS_NO_CONTENT);
 

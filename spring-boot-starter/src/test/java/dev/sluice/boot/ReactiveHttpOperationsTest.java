@@ -9,6 +9,7 @@ import org.springframework.boot.test.context.SpringBootTest;
  */
 @SpringBootTest(classes = ReactiveLimitedApp.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {"spring.config.name=reactive", "sluice.web.trusted-proxies=127.0.0.1",
-            "management.endpoint.ratelimits.access=unrestricted"})
+            "management.endpoint.ratelimits.access=unrestricted",
+            "sluice.top-keys.mask-secret=" + HttpOperationsContract.MASK_SECRET})
 class ReactiveHttpOperationsTest extends HttpOperationsContract {
 }

@@ -14,10 +14,12 @@ import org.springframework.context.expression.BeanFactoryResolver;
  * {@code sluice.client.rules}: limits on the application's calls to other HTTP APIs, applied to
  * every {@code RestClient.Builder}, {@code RestTemplateBuilder} and {@code WebClient.Builder}
  * Spring Boot provides, and through them to the {@code @HttpExchange} clients it makes. A client
- * built without them ({@code RestClient.create()}) is not limited.
+ * built without them ({@code RestClient.create()}) is not limited. Without Spring Web there is no
+ * such client, and nothing here.
  */
 @AutoConfiguration(after = SluiceAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "sluice.enabled", matchIfMissing = true)
+@ConditionalOnClass(name = "org.springframework.web.util.pattern.PathPattern")
 public class SluiceClientAutoConfiguration {
 
     /**

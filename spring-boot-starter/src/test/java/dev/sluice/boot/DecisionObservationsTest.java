@@ -55,14 +55,18 @@ class DecisionObservationsTest {
     }
 
     @Test
-    void eachDecisionIsAnObservationNamingItsLimiterOutcomeAndTier() {
+    void withinARequestsObservationEachDecisionIsAnObservationNamingItsLimiterOutcomeAndTier() {
         runner.withBean(ObservationRegistry.class, this::registry).run(context -> {
             RateLimiter otp = context.getBean(RateLimiterRegistry.class).limiterBuilder().name("otp")
                     .tier(Tier.of(3, Duration.ofMinutes(1), Algorithm.SLIDING_WINDOW)).build();
-            for (int i = 0; i < 4; i++) {
-                otp.tryAcquire(KEY);
-            }
+            Observation.createNotStarted("http.server.requests", context.getBean(ObservationRegistry.class))
+                    .observe(() -> {
+                        for (int i = 0; i < 4; i++) {
+                            otp.tryAcquire(KEY);
+                        }
+                    });
         });
+        observed.removeIf(context -> context.getName().equals("http.server.requests"));
 
         assertThat(observed).hasSize(4).allSatisfy(context -> {
             assertThat(context.getName()).isEqualTo("sluice.decision");
@@ -74,6 +78,20 @@ class DecisionObservationsTest {
         assertThat(observed.subList(0, 3)).allSatisfy(context -> assertThat(values(context))
                 .isEqualTo(Map.of("limiter", "otp", "outcome", "allowed", "tier", "3/PT1M")));
         assertThat(values(observed.get(3))).isEqualTo(Map.of("limiter", "otp", "outcome", "rejected", "tier", "3/PT1M"));
+    }
+
+    @Test
+    void outsideAnyObservationOnlyCallsNotAdmittedAreObserved() {
+        runner.withBean(ObservationRegistry.class, this::registry).run(context -> {
+            RateLimiter otp = context.getBean(RateLimiterRegistry.class).limiterBuilder().name("otp")
+                    .tier(Tier.of(3, Duration.ofMinutes(1), Algorithm.SLIDING_WINDOW)).build();
+            for (int i = 0; i < 4; i++) {
+                otp.tryAcquire(KEY);
+            }
+        });
+
+        assertThat(observed).singleElement().satisfies(context -> assertThat(values(context))
+                .isEqualTo(Map.of("limiter", "otp", "outcome", "rejected", "tier", "3/PT1M")));
     }
 
     @Test

@@ -79,7 +79,7 @@ class DifferentialTest {
             if (move == 0) {
                 // At most a second behind the latest time either store read: a clock set back
                 // further is followed by the in-memory store from that time on, for every key at
-                // once, which a script deciding one key cannot mirror (see the README).
+                // once, which a script deciding one key cannot mirror (see docs/redis.md).
                 clock.set(Instant.ofEpochMilli(Math.max(latest - 1_000, clock.millis() - random.nextInt(2_000))));
             } else if (move < 12) {
                 clock.advanceMillis(random.nextInt(move < 9 ? 300 : 5_000));

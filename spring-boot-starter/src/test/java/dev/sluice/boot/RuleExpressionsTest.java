@@ -29,7 +29,7 @@ import org.springframework.web.util.pattern.PathPatternParser;
 
 /**
  * The condition, key and plan expressions of {@code sluice.http.rules} come from configuration, so
- * they may use what the README documents ({@code #ip}, {@code #request}, {@code #path},
+ * they may use what docs/http-rules.md documents ({@code #ip}, {@code #request}, {@code #path},
  * {@code @bean}) and nothing more: no types, no constructors, no reflection. A condition decides
  * whether a rule counts a request at all, and {@code count-on} which of the requests it counted
  * keep their permit once answered.

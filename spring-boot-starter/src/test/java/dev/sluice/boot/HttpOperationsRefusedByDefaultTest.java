@@ -32,7 +32,8 @@ class HttpOperationsRefusedByDefaultTest {
         EntityExchangeResult<String> deleted = http.delete().uri("/actuator/ratelimits/otp-ip/" + client).exchange()
                 .expectBody(String.class).returnResult();
 
-        assertThat(deleted.getStatus().value()).as("no such operation").isEqualTo(404);
+        // 405: the path reads as GET /actuator/ratelimits/{limiter}/top does, and has no DELETE.
+        assertThat(deleted.getStatus().value()).as("no such operation").isEqualTo(405);
         assertThat(HttpOperationsContract.sendOtp(http, client).getStatus().value()).isEqualTo(429);
         assertThat(http.get().uri("/actuator/ratelimits").exchange().expectBody(String.class).returnResult().getStatus().value())
                 .isEqualTo(200);

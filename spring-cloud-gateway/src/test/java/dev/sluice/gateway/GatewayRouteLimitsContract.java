@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -30,7 +31,8 @@ import org.springframework.test.context.DynamicPropertySource;
 @AutoConfigureSluiceTest
 abstract class GatewayRouteLimitsContract {
 
-    static final Backend BACKEND = Backend.start();
+    /** Started before each test class and stopped after it: each gateway its own. */
+    private static Backend backend;
 
     @LocalServerPort
     int port;
@@ -40,7 +42,7 @@ abstract class GatewayRouteLimitsContract {
 
     @DynamicPropertySource
     static void backend(DynamicPropertyRegistry registry) {
-        registry.add("backend.uri", BACKEND::uri);
+        registry.add("backend.uri", () -> backend.uri());
         registry.add("sluice.limits.partner.tiers[0].limit", () -> "2");
         registry.add("sluice.limits.partner.tiers[0].window", () -> "1m");
         registry.add("sluice.limits.partner.plans.pro.tiers[0].limit", () -> "4");
@@ -51,9 +53,14 @@ abstract class GatewayRouteLimitsContract {
         registry.add("sluice.http.rules[0].tiers[0].window", () -> "1m");
     }
 
+    @BeforeAll
+    static void startBackend() {
+        backend = Backend.start();
+    }
+
     @AfterAll
     static void stopBackend() {
-        BACKEND.close();
+        backend.close();
     }
 
     private List<HttpResponse<String>> send(int times, String path, String apiKey) {

@@ -16,8 +16,12 @@ import org.springframework.web.context.request.ServletRequestAttributes;
  * after each decision of the call, on whatever thread it completes (the request is captured on
  * the thread making the call), and again when a rejection becomes a 429. The fields are those
  * {@link RateLimitPolicies} makes; limiters that wait stay out, unless they reject.
+ *
+ * <p>Public for limits decided outside Sluice's own filters and methods, such as those of
+ * {@code sluice-spring-cloud-gateway}, whose responses carry the same fields; the starter
+ * registers one as the bean {@code sluiceRateLimitResponseHeaders}.
  */
-final class RateLimitResponseHeaders implements CallScopedListener {
+public final class RateLimitResponseHeaders implements CallScopedListener {
 
     private static final String POLICIES = RateLimitResponseHeaders.class.getName() + ".policies";
 
@@ -53,8 +57,13 @@ final class RateLimitResponseHeaders implements CallScopedListener {
     /**
      * Records a decision made outside a limited call (an HTTP rule's) and writes the headers, as
      * the call's listener does for a limiter that rejects.
+     *
+     * @param request     the request
+     * @param response    its response
+     * @param limiterName the deciding limiter
+     * @param decision    its decision
      */
-    void writeDecision(HttpServletRequest request, HttpServletResponse response, String limiterName,
+    public void writeDecision(HttpServletRequest request, HttpServletResponse response, String limiterName,
                        Decision decision) {
         policies(request).record(limiterName, decision);
         write(request, response);
@@ -63,8 +72,13 @@ final class RateLimitResponseHeaders implements CallScopedListener {
     /**
      * Records a rejection, which the call's listener may not have heard (a limiter that waits,
      * or one called outside the aspect), then writes every header with {@code Retry-After}.
+     *
+     * @param request     the request
+     * @param response    its response
+     * @param limiterName the rejecting limiter
+     * @param decision    its decision
      */
-    void writeRejection(HttpServletRequest request, HttpServletResponse response, String limiterName,
+    public void writeRejection(HttpServletRequest request, HttpServletResponse response, String limiterName,
                         Decision decision) {
         long retryAfter = policies(request).reject(limiterName, decision);
         write(request, response);

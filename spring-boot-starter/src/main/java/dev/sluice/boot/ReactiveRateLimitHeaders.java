@@ -22,8 +22,12 @@ import reactor.util.context.ContextView;
  * that they are there whichever thread completed a decision. The fields are those
  * {@link RateLimitPolicies} makes, as for Spring MVC; limiters that wait stay out, unless they
  * reject.
+ *
+ * <p>Public for limits decided outside Sluice's own filters and methods, such as those of
+ * {@code sluice-spring-cloud-gateway}, whose responses carry the same fields; the starter
+ * registers one as the bean {@code sluiceReactiveRateLimitHeaders}.
  */
-final class ReactiveRateLimitHeaders implements CallScopedListener {
+public final class ReactiveRateLimitHeaders implements CallScopedListener {
 
     private static final String POLICIES = ReactiveRateLimitHeaders.class.getName() + ".policies";
 
@@ -68,8 +72,12 @@ final class ReactiveRateLimitHeaders implements CallScopedListener {
     /**
      * Records a decision made outside a limited call (an HTTP rule's), as the call's listener
      * does for a limiter that rejects.
+     *
+     * @param exchange    the request's exchange
+     * @param limiterName the deciding limiter
+     * @param decision    its decision
      */
-    void writeDecision(ServerWebExchange exchange, String limiterName, Decision decision) {
+    public void writeDecision(ServerWebExchange exchange, String limiterName, Decision decision) {
         policies(exchange).record(limiterName, decision);
     }
 
@@ -77,8 +85,12 @@ final class ReactiveRateLimitHeaders implements CallScopedListener {
      * Records a rejection, which the call's listener may not have heard (a limiter that waits,
      * or one called outside the aspect), and sets {@code Retry-After}; the other headers follow
      * when the response commits.
+     *
+     * @param exchange    the request's exchange
+     * @param limiterName the rejecting limiter
+     * @param decision    its decision
      */
-    void writeRejection(ServerWebExchange exchange, String limiterName, Decision decision) {
+    public void writeRejection(ServerWebExchange exchange, String limiterName, Decision decision) {
         long retryAfter = policies(exchange).reject(limiterName, decision);
         ServerHttpResponse response = exchange.getResponse();
         if (!response.isCommitted()) {

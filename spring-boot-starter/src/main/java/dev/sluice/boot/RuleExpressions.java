@@ -30,8 +30,12 @@ import org.springframework.util.ObjectUtils;
  * ({@code @name}), but name no type ({@code T(...)}), construct nothing ({@code new ...}), and
  * reach neither {@code getClass()} nor class loaders. An expression with {@code T(...)} or
  * {@code new}, or a variable the rule does not have, fails start-up, naming its rule.
+ *
+ * <p>Public for the expressions of other modules' configured limits, such as the Spring Cloud
+ * Gateway routes of {@code sluice-spring-cloud-gateway}, which take the same variables and the
+ * same restrictions.
  */
-final class RuleExpressions {
+public final class RuleExpressions {
 
     private final Set<String> variables;
     /** How the rule's variables are described in messages: "#ip (the client address), ...". */
@@ -43,11 +47,13 @@ final class RuleExpressions {
     private final StandardEvaluationContext delegates;
 
     /**
+     * Creates the expressions of one kind of rule.
+     *
      * @param variables the variables the rules' expressions may use
      * @param described the variables, described for messages
      * @param beans     resolves {@code @name}, or {@code null} for none
      */
-    RuleExpressions(Set<String> variables, String described, @Nullable BeanResolver beans) {
+    public RuleExpressions(Set<String> variables, String described, @Nullable BeanResolver beans) {
         this.variables = Set.copyOf(variables);
         this.described = described;
         this.delegates = delegates(beans);
@@ -62,7 +68,7 @@ final class RuleExpressions {
      * @return the expression, or {@code null} when there is none
      * @throws SluiceConfigurationException when it is not valid SpEL or uses what a rule may not
      */
-    @Nullable SpelExpression parse(String property, String name, String text) {
+    public @Nullable SpelExpression parse(String property, String name, String text) {
         if (text.isBlank()) {
             return null;
         }
@@ -88,8 +94,13 @@ final class RuleExpressions {
         return expression;
     }
 
-    /** A context for one request's expressions, with its variables. */
-    StandardEvaluationContext context(Map<String, @Nullable Object> values) {
+    /**
+     * A context for one request's expressions, with its variables.
+     *
+     * @param values the variables' values, by name without {@code #}
+     * @return the context
+     */
+    public StandardEvaluationContext context(Map<String, @Nullable Object> values) {
         StandardEvaluationContext context = new StandardEvaluationContext();
         delegates.applyDelegatesTo(context);
         values.forEach(context::setVariable);
@@ -120,11 +131,15 @@ final class RuleExpressions {
     /**
      * A rule's key or plan for one request.
      *
-     * @param attribute {@code key} or {@code plan}; a key must not be blank
-     * @param none      the value without an expression
+     * @param rule       the rule's name, for messages
+     * @param attribute  {@code key} or {@code plan}; a key must not be blank
+     * @param expression the expression, or {@code null} for none
+     * @param context    the request's context
+     * @param none       the value without an expression
+     * @return the value as text
      * @throws RateLimitKeyException when the expression fails, or a key is null or blank
      */
-    static @Nullable String value(String rule, String attribute, @Nullable SpelExpression expression,
+    public static @Nullable String value(String rule, String attribute, @Nullable SpelExpression expression,
                                   @Nullable StandardEvaluationContext context, @Nullable String none) {
         if (expression == null) {
             return none;

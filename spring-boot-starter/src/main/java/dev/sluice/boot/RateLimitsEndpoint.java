@@ -125,8 +125,9 @@ public class RateLimitsEndpoint {
      *
      * @param limiter       the limiter's name
      * @param plan          the plan to change; {@code null} for the default tiers
-     * @param limit         the tier's limit
-     * @param window        the tier's window, which picks the tier
+     * @param limit         the tier's limit; required (optional here so that a request without
+     *                      it gets Sluice's 400 naming what is missing)
+     * @param window        the tier's window, which picks the tier; required, as {@code limit}
      * @param algorithm     the tier's algorithm; {@code null} to keep it (or, for a new tier, the
      *                      sliding window)
      * @param countRejected whether rejected calls count; {@code null} to keep it
@@ -139,8 +140,8 @@ public class RateLimitsEndpoint {
      *         the limiter is then unchanged
      */
     @WriteOperation
-    public @Nullable LimiterDescriptor change(@Selector String limiter, @Nullable String plan, String limit,
-                                              String window, @Nullable String algorithm,
+    public @Nullable LimiterDescriptor change(@Selector String limiter, @Nullable String plan, @Nullable String limit,
+                                              @Nullable String window, @Nullable String algorithm,
                                               @Nullable String countRejected, @Nullable String blockFor,
                                               SecurityContext caller) {
         Optional<RateLimiter> named = registry.find(limiter);
@@ -149,8 +150,8 @@ public class RateLimitsEndpoint {
         }
         RateLimiter changing = named.get();
         Map<String, String> given = new LinkedHashMap<>();
-        given.put("limit", limit);
-        given.put("window", window);
+        putIfGiven(given, "limit", limit);
+        putIfGiven(given, "window", window);
         putIfGiven(given, "algorithm", algorithm);
         putIfGiven(given, "count-rejected", countRejected);
         putIfGiven(given, "block-for", blockFor);

@@ -86,8 +86,9 @@ public class RateLimitsEndpointWebExtension {
      *
      * @param limiter       the limiter's name
      * @param plan          the plan to change; {@code null} for the default tiers
-     * @param limit         the tier's limit
-     * @param window        the tier's window, which picks the tier
+     * @param limit         the tier's limit; required (optional here so that a request without
+     *                      it gets Sluice's 400 naming what is missing)
+     * @param window        the tier's window, which picks the tier; required, as {@code limit}
      * @param algorithm     the tier's algorithm; {@code null} to keep it
      * @param countRejected whether rejected calls count; {@code null} to keep it
      * @param blockFor      how long a rejection blocks the key; {@code null} to keep it
@@ -96,8 +97,8 @@ public class RateLimitsEndpointWebExtension {
      *         what is wrong with the tiers, or a 503 when the change cannot be shared through Redis
      */
     @WriteOperation
-    public WebEndpointResponse<Object> change(@Selector String limiter, @Nullable String plan, String limit,
-                                              String window, @Nullable String algorithm,
+    public WebEndpointResponse<Object> change(@Selector String limiter, @Nullable String plan, @Nullable String limit,
+                                              @Nullable String window, @Nullable String algorithm,
                                               @Nullable String countRejected, @Nullable String blockFor,
                                               SecurityContext caller) {
         try {

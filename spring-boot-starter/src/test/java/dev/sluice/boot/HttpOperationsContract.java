@@ -196,7 +196,9 @@ abstract class HttpOperationsContract {
         assertThat(invalid.getResponseBody()).contains("the tier is invalid: limit must be positive, was 0");
         assertThat(change("product-api", "{\"limit\":\"5\",\"window\":\"1 minute\"}").getStatus().value())
                 .isEqualTo(400);
-        assertThat(change("product-api", "{\"limit\":\"5\"}").getStatus().value()).as("no window").isEqualTo(400);
+        EntityExchangeResult<String> noWindow = change("product-api", "{\"limit\":\"5\"}");
+        assertThat(noWindow.getStatus().value()).isEqualTo(400);
+        assertThat(noWindow.getResponseBody()).contains("the tier needs both a limit and a window");
         assertThat(http.get().uri("/actuator/ratelimits").exchange().expectBody(String.class).returnResult().getResponseBody())
                 .contains("{\"name\":\"product-api\",\"tiers\":[{\"limit\":3,");
     }

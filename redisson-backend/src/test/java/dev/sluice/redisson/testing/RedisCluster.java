@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -110,13 +111,8 @@ public final class RedisCluster implements AutoCloseable {
             if (!fields[2].contains("master") || fields[2].contains("fail")) {
                 continue;
             }
-            for (String range : Arrays.asList(fields).subList(8, fields.length)) {
-                String[] bounds = range.split("-");
-                int low = Integer.parseInt(bounds[0]);
-                int high = Integer.parseInt(bounds[bounds.length - 1]);
-                if (low <= slot && slot <= high) {
-                    return Optional.of(node(fields[1]));
-                }
+            if (owns(line, slot)) {
+                return Optional.of(node(fields[1]));
             }
         }
         return Optional.empty();
@@ -165,6 +161,48 @@ public final class RedisCluster implements AutoCloseable {
         await("the failover of " + master, () -> role(replica).equals("master") && role(master).equals("slave")
                 && replica.cli("CLUSTER", "INFO").contains("cluster_state:ok"));
         return replica;
+    }
+
+    /**
+     * Moves the slot of a key to another master, as {@code redis-cli --cluster reshard} does: the
+     * target imports the slot, the owner migrates its keys one at a time with {@code pause} after
+     * each, so that calls meet the slot half moved, then every master learns the new owner.
+     *
+     * @param key    a key of the slot
+     * @param target the master to own it
+     * @param pause  how long to wait after each key moved
+     */
+    public void moveSlot(String key, RedisServer target, Duration pause) {
+        RedisServer owner = masterOf(key).orElseThrow();
+        String slot = owner.cli("CLUSTER", "KEYSLOT", key);
+        String targetId = target.cli("CLUSTER", "MYID");
+        target.cli("CLUSTER", "SETSLOT", slot, "IMPORTING", owner.cli("CLUSTER", "MYID"));
+        owner.cli("CLUSTER", "SETSLOT", slot, "MIGRATING", targetId);
+        String moving;
+        while (!(moving = owner.cli("CLUSTER", "GETKEYSINSLOT", slot, "1")).isEmpty()) {
+            owner.cli("MIGRATE", "127.0.0.1", String.valueOf(target.port()), moving, "0", "5000");
+            LockSupport.parkNanos(pause.toNanos());
+        }
+        for (RedisServer master : masters()) {
+            master.cli("CLUSTER", "SETSLOT", slot, "NODE", targetId);
+        }
+        await("every master to agree that " + target + " owns slot " + slot,
+                () -> masters().stream().allMatch(master -> master.cli("CLUSTER", "NODES").lines()
+                        .anyMatch(line -> line.startsWith(targetId) && owns(line, Integer.parseInt(slot)))));
+    }
+
+    private static boolean owns(String nodesLine, int slot) {
+        String[] fields = nodesLine.trim().split(" ");
+        for (String range : Arrays.asList(fields).subList(8, fields.length)) {
+            if (range.startsWith("[")) {
+                continue;
+            }
+            String[] bounds = range.split("-");
+            if (Integer.parseInt(bounds[0]) <= slot && slot <= Integer.parseInt(bounds[bounds.length - 1])) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static String role(RedisServer node) {

@@ -20,7 +20,7 @@ import java.util.Map;
  * and map them to 503: {@code management.endpoint.health.status.order=DOWN,OUT_OF_SERVICE,CIRCUIT_OPEN,UP,UNKNOWN}
  * and {@code management.endpoint.health.status.http-mapping.circuit-open=503}.
  */
-public class RateLimitStoreHealthIndicator implements StarterLine.HealthIndicator {
+public class RateLimitStoreHealthIndicator implements HealthLine.HealthIndicator {
 
     /** The status while the store fails. */
     public static final String CIRCUIT_OPEN = "CIRCUIT_OPEN";

@@ -44,11 +44,11 @@ public class SluiceClientAutoConfiguration {
 
     /** The rules on {@code RestClient} and {@code RestTemplate}. */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(name = {StarterLine.BLOCKING_CLIENTS, "org.springframework.web.client.RestClient"})
+    @ConditionalOnClass(name = {ClientLine.BLOCKING_CLIENTS, "org.springframework.web.client.RestClient"})
     static class BlockingClientsConfiguration {
 
         @Bean
-        StarterLine.RestClients sluiceClientRulesRestClientCustomizer(ClientRateLimitRules rules) {
+        ClientLine.RestClients sluiceClientRulesRestClientCustomizer(ClientRateLimitRules rules) {
             return builder -> {
                 if (!rules.rules().isEmpty()) {
                     builder.requestInterceptor(new ClientRateLimitInterceptor(rules));
@@ -57,7 +57,7 @@ public class SluiceClientAutoConfiguration {
         }
 
         @Bean
-        StarterLine.RestTemplates sluiceClientRulesRestTemplateCustomizer(ClientRateLimitRules rules) {
+        ClientLine.RestTemplates sluiceClientRulesRestTemplateCustomizer(ClientRateLimitRules rules) {
             return template -> {
                 if (!rules.rules().isEmpty()) {
                     template.getInterceptors().add(new ClientRateLimitInterceptor(rules));
@@ -68,11 +68,11 @@ public class SluiceClientAutoConfiguration {
 
     /** The rules on {@code WebClient}. */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(name = {StarterLine.REACTIVE_CLIENTS, "org.springframework.web.reactive.function.client.WebClient"})
+    @ConditionalOnClass(name = {ClientLine.REACTIVE_CLIENTS, "org.springframework.web.reactive.function.client.WebClient"})
     static class ReactiveClientsConfiguration {
 
         @Bean
-        StarterLine.WebClients sluiceClientRulesWebClientCustomizer(ClientRateLimitRules rules) {
+        ClientLine.WebClients sluiceClientRulesWebClientCustomizer(ClientRateLimitRules rules) {
             return builder -> {
                 if (!rules.rules().isEmpty()) {
                     builder.filter(new ClientRateLimitFilter(rules));

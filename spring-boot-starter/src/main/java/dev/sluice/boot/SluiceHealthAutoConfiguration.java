@@ -12,7 +12,7 @@ import org.springframework.context.annotation.Bean;
  */
 @AutoConfiguration(after = SluiceAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "sluice.enabled", matchIfMissing = true)
-@StarterLine.ConditionalOnHealthIndicator
+@HealthLine.ConditionalOnHealthIndicator
 @ConditionalOnBean(RateLimitStore.class)
 public class SluiceHealthAutoConfiguration {
 

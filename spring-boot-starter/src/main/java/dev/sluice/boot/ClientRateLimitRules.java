@@ -7,6 +7,7 @@ import dev.sluice.Tier;
 import dev.sluice.annotation.Algorithm;
 import dev.sluice.annotation.KeyErrorPolicy;
 import dev.sluice.annotation.OnLimit;
+import dev.sluice.aop.LimitOverrides;
 import dev.sluice.aop.RateLimitKeyException;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -101,7 +102,7 @@ final class ClientRateLimitRules {
      * @param signals  hears the partners' signals
      */
     ClientRateLimitRules(List<SluiceProperties.ClientRule> configured, Duration maxPause,
-                         PropertiesLimitOverrides overrides, RateLimiterRegistry registry, KeyErrorPolicy onKeyError,
+                         LimitOverrides overrides, RateLimiterRegistry registry, KeyErrorPolicy onKeyError,
                          @Nullable BeanResolver beans, Signals signals) {
         if (maxPause.isNegative() || maxPause.isZero()) {
             throw new SluiceConfigurationException("sluice.client.max-pause is " + maxPause + ", not a positive"
@@ -148,7 +149,7 @@ final class ClientRateLimitRules {
     }
 
     private Rule parse(String property, String name, SluiceProperties.ClientRule rule,
-                       PropertiesLimitOverrides overrides) {
+                       LimitOverrides overrides) {
         String configuredHost = rule.getHost();
         if (configuredHost == null || configuredHost.isBlank()) {
             throw new SluiceConfigurationException(property + " (" + name + ") has no host", "Set " + property

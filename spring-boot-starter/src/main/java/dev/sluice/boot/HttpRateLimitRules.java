@@ -8,6 +8,7 @@ import dev.sluice.RateLimiterRegistry;
 import dev.sluice.Tier;
 import dev.sluice.annotation.KeyErrorPolicy;
 import dev.sluice.annotation.OnLimit;
+import dev.sluice.aop.LimitOverrides;
 import dev.sluice.aop.RateLimitKeyException;
 import dev.sluice.aop.RateLimitVariables;
 import java.time.Duration;
@@ -77,7 +78,7 @@ final class HttpRateLimitRules {
      * @param paths the application's parser of the paths its handlers are mapped to
      * @param beans resolves {@code @name} in expressions, or {@code null} for none
      */
-    HttpRateLimitRules(List<SluiceProperties.Rule> configured, PropertiesLimitOverrides overrides,
+    HttpRateLimitRules(List<SluiceProperties.Rule> configured, LimitOverrides overrides,
                        RateLimiterRegistry registry, KeyErrorPolicy onKeyError, PathPatternParser paths,
                        @Nullable BeanResolver beans) {
         this.registry = registry;
@@ -120,7 +121,7 @@ final class HttpRateLimitRules {
         }
     }
 
-    private Rule parse(String property, String name, SluiceProperties.Rule rule, PropertiesLimitOverrides overrides) {
+    private Rule parse(String property, String name, SluiceProperties.Rule rule, LimitOverrides overrides) {
         if (rule.getPath() == null || rule.getPath().isBlank()) {
             throw new SluiceConfigurationException(property + " (" + name + ") has no path", "Set " + property
                     + ".path to a path pattern, such as /v1/organizations/{orgId}/product/**.", null);

@@ -1,6 +1,7 @@
 package dev.sluice.boot;
 
 import dev.sluice.RateLimiterRegistry;
+import dev.sluice.aop.LimitOverrides;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -42,7 +43,7 @@ class SluiceWebConfiguration {
      * @param paths       the application's parser of handler paths, {@code null} for Spring's default
      * @return the rules
      */
-    static HttpRateLimitRules httpRateLimitRules(SluiceProperties properties, PropertiesLimitOverrides overrides,
+    static HttpRateLimitRules httpRateLimitRules(SluiceProperties properties, LimitOverrides overrides,
                                                  RateLimiterRegistry registry, BeanFactory beanFactory,
                                                  @Nullable PathPatternParser paths) {
         return new HttpRateLimitRules(properties.getHttp().getRules(), overrides, registry, properties.getKeyError(),

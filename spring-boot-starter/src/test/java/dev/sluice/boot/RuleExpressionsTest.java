@@ -10,6 +10,7 @@ import dev.sluice.RateLimitStore;
 import dev.sluice.RateLimiterRegistry;
 import dev.sluice.Tier;
 import dev.sluice.annotation.KeyErrorPolicy;
+import dev.sluice.aop.LimitOverrides;
 import dev.sluice.aop.RateLimitKeyException;
 import dev.sluice.tck.MutableClock;
 import java.time.Duration;
@@ -76,7 +77,7 @@ class RuleExpressionsTest {
         tier.setWindow(Duration.ofMinutes(1));
         rule.getTiers().add(tier);
         configured.accept(rule);
-        return new HttpRateLimitRules(List.of(rule), new PropertiesLimitOverrides(Map.of()), registry, onKeyError,
+        return new HttpRateLimitRules(List.of(rule), LimitOverrides.NONE, registry, onKeyError,
                 PathPatternParser.defaultInstance, BEANS);
     }
 

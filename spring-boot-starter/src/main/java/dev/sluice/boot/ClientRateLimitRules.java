@@ -73,28 +73,9 @@ final class ClientRateLimitRules {
     private final RateLimiterRegistry registry;
     private final RuleExpressions expressions;
     private final Duration maxPause;
-    private final Signals signals;
+    private final PartnerSignals signals;
     /** The rules whose failed store operations were logged: each is logged once, as a warning. */
     private final Set<String> warned = ConcurrentHashMap.newKeySet();
-
-    /**
-     * Hears what partners say, for metrics.
-     */
-    @FunctionalInterface
-    interface Signals {
-
-        /** Hears nothing. */
-        Signals NONE = (rule, signal) -> { };
-
-        /**
-         * One signal of a partner's answer.
-         *
-         * @param rule   the rule whose request was answered
-         * @param signal {@code pause}, {@code quota} (a changed quota) or {@code ignored} (a value
-         *               that was not used)
-         */
-        void heard(String rule, String signal);
-    }
 
     /**
      * @param maxPause the longest pause a partner's answer may cause
@@ -103,7 +84,7 @@ final class ClientRateLimitRules {
      */
     ClientRateLimitRules(List<SluiceProperties.ClientRule> configured, Duration maxPause,
                          LimitOverrides overrides, RateLimiterRegistry registry, KeyErrorPolicy onKeyError,
-                         @Nullable BeanResolver beans, Signals signals) {
+                         @Nullable BeanResolver beans, PartnerSignals signals) {
         if (maxPause.isNegative() || maxPause.isZero()) {
             throw new SluiceConfigurationException("sluice.client.max-pause is " + maxPause + ", not a positive"
                     + " duration", "Set it to the longest a partner may pause calls, such as 1h.", null);

@@ -35,11 +35,11 @@ public class SluiceClientAutoConfiguration {
     @Bean
     ClientRateLimitRules sluiceClientRateLimitRules(SluiceProperties properties, PropertiesLimitOverrides overrides,
                                                     RateLimiterRegistry registry, BeanFactory beanFactory,
-                                                    ObjectProvider<ClientRateLimitRules.Signals> signals) {
+                                                    ObjectProvider<PartnerSignals> signals) {
         SluiceProperties.Client client = properties.getClient();
         return new ClientRateLimitRules(client.getRules(), client.getMaxPause(), overrides, registry,
                 properties.getKeyError(), new BeanFactoryResolver(beanFactory),
-                signals.getIfAvailable(() -> ClientRateLimitRules.Signals.NONE));
+                signals.getIfAvailable(() -> PartnerSignals.NONE));
     }
 
     /** The rules on {@code RestClient} and {@code RestTemplate}. */

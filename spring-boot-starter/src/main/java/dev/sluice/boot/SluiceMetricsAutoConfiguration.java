@@ -57,7 +57,7 @@ public class SluiceMetricsAutoConfiguration {
      * @return the counter of signals
      */
     @Bean
-    ClientRateLimitRules.Signals sluiceClientSignalMetrics(MeterRegistry registry) {
+    PartnerSignals sluiceClientSignalMetrics(MeterRegistry registry) {
         return (rule, signal) -> Counter.builder("sluice.client.partner.signals")
                 .description("What partners said in answers to the requests of client rules")
                 .tag("rule", rule)

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.RateLimitExceededException;
 import dev.sluice.annotation.RateLimited;
+import dev.sluice.boot.autoconfigure.SluiceAutoConfiguration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.aspectj.lang.annotation.Aspect;

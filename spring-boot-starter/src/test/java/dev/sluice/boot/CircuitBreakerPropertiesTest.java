@@ -10,6 +10,7 @@ import dev.sluice.StoreCircuitBreaker;
 import dev.sluice.Tier;
 import dev.sluice.aop.MethodRateLimiter;
 import dev.sluice.annotation.Algorithm;
+import dev.sluice.boot.autoconfigure.SluiceAutoConfiguration;
 import dev.sluice.redisson.testing.RedisExtension;
 import dev.sluice.redisson.testing.RedisServer;
 import java.time.Duration;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.boot.autoconfigure.SluiceProperties;
 import java.beans.PropertyDescriptor;
 import java.io.IOException;
 import java.io.InputStream;
@@ -32,11 +33,11 @@ import org.springframework.core.ResolvableType;
  */
 class ConfigurationMetadataTest {
 
-    private static final String LIMIT = "dev.sluice.boot.SluiceProperties$Limit";
+    private static final String LIMIT = "dev.sluice.boot.autoconfigure.SluiceProperties$Limit";
 
-    private static final String TIER = "dev.sluice.boot.SluiceProperties$TierProperties";
+    private static final String TIER = "dev.sluice.boot.autoconfigure.SluiceProperties$TierProperties";
 
-    private static final String RULE = "dev.sluice.boot.SluiceProperties$Rule";
+    private static final String RULE = "dev.sluice.boot.autoconfigure.SluiceProperties$Rule";
 
     private static Map<String, JsonNode> properties;
 
@@ -54,7 +55,7 @@ class ConfigurationMetadataTest {
         assertProperty(properties.get("sluice.limits.*.enabled"), "java.lang.Boolean", LIMIT);
         assertThat(properties.get("sluice.limits.*.enabled").path("defaultValue").asBoolean()).isTrue();
         assertProperty(properties.get("sluice.limits.*.tiers"),
-                "java.util.List<dev.sluice.boot.SluiceProperties$TierProperties>", LIMIT);
+                "java.util.List<dev.sluice.boot.autoconfigure.SluiceProperties$TierProperties>", LIMIT);
         assertProperty(properties.get("sluice.limits.*.tiers[*].limit"), "java.lang.Long", TIER);
         assertProperty(properties.get("sluice.limits.*.tiers[*].window"), "java.time.Duration", TIER);
         assertProperty(properties.get("sluice.limits.*.tiers[*].algorithm"), "dev.sluice.annotation.Algorithm", TIER);

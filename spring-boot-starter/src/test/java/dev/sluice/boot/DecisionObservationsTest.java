@@ -6,6 +6,8 @@ import dev.sluice.RateLimiter;
 import dev.sluice.RateLimiterRegistry;
 import dev.sluice.Tier;
 import dev.sluice.annotation.Algorithm;
+import dev.sluice.boot.autoconfigure.SluiceAutoConfiguration;
+import dev.sluice.boot.metrics.SluiceObservationAutoConfiguration;
 import io.micrometer.common.KeyValue;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;

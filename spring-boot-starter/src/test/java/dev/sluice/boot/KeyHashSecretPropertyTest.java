@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.RateLimitStore;
 import dev.sluice.Tier;
 import dev.sluice.annotation.Algorithm;
+import dev.sluice.boot.autoconfigure.SluiceAutoConfiguration;
 import dev.sluice.redisson.testing.RedisExtension;
 import dev.sluice.redisson.testing.RedisServer;
 import java.time.Duration;

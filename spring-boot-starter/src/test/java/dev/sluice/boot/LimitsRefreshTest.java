@@ -9,6 +9,8 @@ import dev.sluice.RateLimiterRegistry;
 import dev.sluice.Tier;
 import dev.sluice.annotation.Algorithm;
 import dev.sluice.annotation.RateLimited;
+import dev.sluice.boot.autoconfigure.SluiceAutoConfiguration;
+import dev.sluice.boot.web.servlet.SluiceWebMvcAutoConfiguration;
 import dev.sluice.tck.MutableClock;
 import java.time.Duration;
 import java.time.Instant;

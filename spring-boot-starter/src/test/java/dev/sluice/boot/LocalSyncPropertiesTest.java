@@ -6,6 +6,8 @@ import dev.sluice.LocalSyncRateLimitStore;
 import dev.sluice.RateLimiterRegistry;
 import dev.sluice.annotation.Algorithm;
 import dev.sluice.annotation.RateLimited;
+import dev.sluice.boot.autoconfigure.SluiceAutoConfiguration;
+import dev.sluice.boot.metrics.SluiceMetricsAutoConfiguration;
 import dev.sluice.redisson.testing.RedisExtension;
 import dev.sluice.redisson.testing.RedisServer;
 import io.micrometer.core.instrument.MeterRegistry;

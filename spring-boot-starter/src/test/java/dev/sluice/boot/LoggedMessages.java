@@ -7,20 +7,21 @@ import java.util.logging.Logger;
 /**
  * What one class logs while this is open, read where it logs (a {@code System.Logger}, by
  * default java.util.logging) rather than from the console, which Spring Boot's logging reaches
- * only once some application in the test's JVM has set it up.
+ * only once some application in the test's JVM has set it up. Public for the tests of each of
+ * the starter's packages.
  */
-final class LoggedMessages extends Handler implements AutoCloseable {
+public final class LoggedMessages extends Handler implements AutoCloseable {
 
     private final Logger logger;
     private final StringBuilder messages = new StringBuilder();
 
-    LoggedMessages(Class<?> logging) {
+    public LoggedMessages(Class<?> logging) {
         logger = Logger.getLogger(logging.getName());
         logger.addHandler(this);
     }
 
     /** Every message so far, a line each. */
-    String messages() {
+    public String messages() {
         synchronized (messages) {
             return messages.toString();
         }

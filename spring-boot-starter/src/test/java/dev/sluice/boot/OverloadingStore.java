@@ -20,14 +20,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link #overloaded} is set: then every decision is refused with {@link StoreOverloadedException}
  * and a {@code retryAfter} of {@link #RETRY_AFTER}, as the Redis store refuses them under its
  * {@code reject} overload policy.
+ * Public for the tests of each of the starter's packages.
  */
-final class OverloadingStore extends ForwardingRateLimitStore {
+public final class OverloadingStore extends ForwardingRateLimitStore {
 
-    static final int CAPACITY = 20_000;
-    static final Duration RETRY_AFTER = Duration.ofMillis(300);
+    public static final int CAPACITY = 20_000;
+    public static final Duration RETRY_AFTER = Duration.ofMillis(300);
 
     /** Whether the queue is full. */
-    final AtomicBoolean overloaded = new AtomicBoolean();
+    public final AtomicBoolean overloaded = new AtomicBoolean();
     private final AtomicLong refused = new AtomicLong();
     private final StoreQueue queue = new StoreQueue() {
         @Override
@@ -46,7 +47,7 @@ final class OverloadingStore extends ForwardingRateLimitStore {
         }
     };
 
-    OverloadingStore() {
+    public OverloadingStore() {
         super(InMemoryRateLimitStore.builder().build());
     }
 

@@ -3,6 +3,9 @@ package dev.sluice.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.boot.app.LimitedApp;
+import dev.sluice.boot.autoconfigure.SluiceAutoConfiguration;
+import dev.sluice.boot.autoconfigure.SluiceProperties;
+import dev.sluice.boot.web.servlet.SluiceWebMvcAutoConfiguration;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;

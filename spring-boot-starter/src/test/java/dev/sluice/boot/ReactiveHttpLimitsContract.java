@@ -8,6 +8,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.boot.reactiveapp.ReactiveLimitedApp;
+import dev.sluice.boot.web.reactive.ReactiveRateLimitExceptionHandler;
+import dev.sluice.boot.web.servlet.RateLimitExceptionHandler;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -10,6 +10,7 @@ import dev.sluice.StoreUnavailableException;
 import dev.sluice.Tier;
 import dev.sluice.aop.MethodRateLimiter;
 import dev.sluice.aop.RateLimitKeyException;
+import dev.sluice.boot.autoconfigure.SluiceAutoConfiguration;
 import dev.sluice.config.RateLimitingAdvisor;
 import dev.sluice.annotation.Algorithm;
 import dev.sluice.annotation.RateLimited;

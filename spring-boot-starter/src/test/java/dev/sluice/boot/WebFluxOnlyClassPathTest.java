@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.boot.reactiveapp.IsolatedLauncher;
+import dev.sluice.boot.web.reactive.ReactiveRateLimitExceptionHandler;
 import java.io.Closeable;
 import java.io.File;
 import java.net.MalformedURLException;

@@ -1,6 +1,6 @@
 package dev.sluice.gateway;
 
-import dev.sluice.boot.SluiceProperties;
+import dev.sluice.boot.autoconfigure.SluiceProperties;
 import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;

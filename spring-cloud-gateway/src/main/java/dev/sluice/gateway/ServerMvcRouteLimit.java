@@ -4,8 +4,9 @@ import dev.sluice.Decision;
 import dev.sluice.RateLimitExceededException;
 import dev.sluice.StoreUnavailableException;
 import dev.sluice.aop.RateLimitKeyException;
-import dev.sluice.boot.RateLimitExceptionHandler;
-import dev.sluice.boot.RateLimitResponseHeaders;
+import dev.sluice.boot.autoconfigure.SluiceConfigurationException;
+import dev.sluice.boot.web.servlet.RateLimitExceptionHandler;
+import dev.sluice.boot.web.servlet.RateLimitResponseHeaders;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.util.Collections;
@@ -50,17 +51,17 @@ final class ServerMvcRouteLimit implements HandlerFilterFunction<ServerResponse,
     /**
      * Checks the options and registers the limiter in an application.
      *
-     * @throws dev.sluice.boot.SluiceConfigurationException when the options are invalid
+     * @throws SluiceConfigurationException when the options are invalid
      */
     void bind(ApplicationContext context) {
         RouteLimits limits = context.getBean(RouteLimits.class);
         String name = config.getLimiter() != null ? config.getLimiter() : config.getName();
         if (!config.getTiers().isEmpty() && (config.getName() == null || config.getName().isBlank())) {
-            throw new dev.sluice.boot.SluiceConfigurationException("A Sluice RateLimit filter with tiers of its own"
+            throw new SluiceConfigurationException("A Sluice RateLimit filter with tiers of its own"
                     + " has no name", "Name its limiter: RateLimitConfig.name(\"api\"), or the argument name.", null);
         }
         if (config.getKeyFunction() != null && !config.getKey().isBlank()) {
-            throw new dev.sluice.boot.SluiceConfigurationException("The Sluice RateLimit filter of limiter '" + name
+            throw new SluiceConfigurationException("The Sluice RateLimit filter of limiter '" + name
                     + "' has both a key function and a key expression", "Keep one of them.", null);
         }
         String limiterId = config.getName() != null ? config.getName() : String.valueOf(name);

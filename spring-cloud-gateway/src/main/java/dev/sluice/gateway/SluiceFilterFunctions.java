@@ -1,7 +1,7 @@
 package dev.sluice.gateway;
 
 import dev.sluice.annotation.Algorithm;
-import dev.sluice.boot.SluiceProperties;
+import dev.sluice.boot.autoconfigure.SluiceProperties;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.List;

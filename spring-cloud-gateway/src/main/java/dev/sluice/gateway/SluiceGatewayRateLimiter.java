@@ -3,8 +3,8 @@ package dev.sluice.gateway;
 import dev.sluice.RateLimitExceededException;
 import dev.sluice.StoreUnavailableException;
 import dev.sluice.aop.RateLimitKeyException;
-import dev.sluice.boot.ReactiveRateLimitExceptionHandler;
-import dev.sluice.boot.ReactiveRateLimitHeaders;
+import dev.sluice.boot.web.reactive.ReactiveRateLimitExceptionHandler;
+import dev.sluice.boot.web.reactive.ReactiveRateLimitHeaders;
 import java.net.InetSocketAddress;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
@@ -86,7 +86,7 @@ public class SluiceGatewayRateLimiter extends AbstractRateLimiter<SluiceGatewayR
      * limiter.
      *
      * @param event a route's filter arguments
-     * @throws dev.sluice.boot.SluiceConfigurationException when the route's options are invalid
+     * @throws dev.sluice.boot.autoconfigure.SluiceConfigurationException when the route's options are invalid
      */
     @Override
     public void onApplicationEvent(FilterArgsEvent event) {

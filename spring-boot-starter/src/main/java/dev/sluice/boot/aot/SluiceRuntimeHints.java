@@ -1,8 +1,8 @@
 package dev.sluice.boot.aot;
 
-import dev.sluice.boot.RateLimitsEndpoint;
-import dev.sluice.boot.RateLimitsEndpointWebExtension;
-import dev.sluice.boot.SluiceProperties;
+import dev.sluice.boot.actuate.RateLimitsEndpoint;
+import dev.sluice.boot.actuate.RateLimitsEndpointWebExtension;
+import dev.sluice.boot.autoconfigure.SluiceProperties;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aot.hint.BindingReflectionHintsRegistrar;

@@ -2,8 +2,8 @@ package dev.sluice.boot.aot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.boot.RateLimitsEndpoint;
-import dev.sluice.boot.SluiceProperties;
+import dev.sluice.boot.actuate.RateLimitsEndpoint;
+import dev.sluice.boot.autoconfigure.SluiceProperties;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
@@ -41,7 +41,7 @@ class SluiceRuntimeHintsTest {
     @Test
     void everyClassTheSpringBootLineCheckLooksUpCanBeFound() throws ClassNotFoundException, IllegalAccessException {
         List<String> lookedUp = new ArrayList<>();
-        for (Field field : Class.forName("dev.sluice.boot.SpringBootLine").getDeclaredFields()) {
+        for (Field field : Class.forName("dev.sluice.boot.diagnostics.SpringBootLine").getDeclaredFields()) {
             if (Modifier.isStatic(field.getModifiers()) && field.getType() == String.class
                     && field.getName().endsWith("_CLASS")) {
                 field.setAccessible(true);

@@ -62,7 +62,10 @@ class ConfigurationReferenceTest {
         return table.toString();
     }
 
-    /** {@code java.util.List<dev.sluice.boot.SluiceProperties$TierProperties>} as {@code List<TierProperties>}. */
+    /**
+     * {@code java.util.List<dev.sluice.boot.autoconfigure.SluiceProperties$TierProperties>} as
+     * {@code List<TierProperties>}.
+     */
     static String simpleType(String type) {
         return type.replaceAll("\\b(?:[a-z_][a-z0-9_]*\\.)+", "").replaceAll("\\w+\\$", "");
     }

@@ -3,7 +3,7 @@ package dev.sluice.boot.docs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
-import dev.sluice.boot.SluiceProperties;
+import dev.sluice.boot.autoconfigure.SluiceProperties;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

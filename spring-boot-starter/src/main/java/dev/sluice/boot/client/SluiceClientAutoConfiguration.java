@@ -1,0 +1,86 @@
+package dev.sluice.boot.client;
+
+import dev.sluice.RateLimiterRegistry;
+import dev.sluice.boot.autoconfigure.PropertiesLimitOverrides;
+import dev.sluice.boot.autoconfigure.SluiceAutoConfiguration;
+import dev.sluice.boot.autoconfigure.SluiceProperties;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.expression.BeanFactoryResolver;
+
+/**
+ * {@code sluice.client.rules}: limits on the application's calls to other HTTP APIs, applied to
+ * every {@code RestClient.Builder}, {@code RestTemplateBuilder} and {@code WebClient.Builder}
+ * Spring Boot provides, and through them to the {@code @HttpExchange} clients it makes. A client
+ * built without them ({@code RestClient.create()}) is not limited. Without Spring Web there is no
+ * such client, and nothing here.
+ */
+@AutoConfiguration(after = SluiceAutoConfiguration.class)
+@ConditionalOnBooleanProperty(name = "sluice.enabled", matchIfMissing = true)
+@ConditionalOnClass(name = "org.springframework.web.util.pattern.PathPattern")
+public class SluiceClientAutoConfiguration {
+
+    /**
+     * The client rules, checked and registered as the application starts.
+     *
+     * @param properties  the settings
+     * @param overrides   the limits from configuration, for the rules' plans
+     * @param registry    where the rules' limiters are registered
+     * @param beanFactory resolves {@code @bean} references in the rules' expressions
+     * @param signals     counts what partners say, when metrics are on
+     * @return the rules
+     */
+    @Bean
+    ClientRateLimitRules sluiceClientRateLimitRules(SluiceProperties properties, PropertiesLimitOverrides overrides,
+                                                    RateLimiterRegistry registry, BeanFactory beanFactory,
+                                                    ObjectProvider<PartnerSignals> signals) {
+        SluiceProperties.Client client = properties.getClient();
+        return new ClientRateLimitRules(client.getRules(), client.getMaxPause(), overrides, registry,
+                properties.getKeyError(), new BeanFactoryResolver(beanFactory),
+                signals.getIfAvailable(() -> PartnerSignals.NONE));
+    }
+
+    /** The rules on {@code RestClient} and {@code RestTemplate}. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = {ClientLine.BLOCKING_CLIENTS, "org.springframework.web.client.RestClient"})
+    static class BlockingClientsConfiguration {
+
+        @Bean
+        ClientLine.RestClients sluiceClientRulesRestClientCustomizer(ClientRateLimitRules rules) {
+            return builder -> {
+                if (!rules.rules().isEmpty()) {
+                    builder.requestInterceptor(new ClientRateLimitInterceptor(rules));
+                }
+            };
+        }
+
+        @Bean
+        ClientLine.RestTemplates sluiceClientRulesRestTemplateCustomizer(ClientRateLimitRules rules) {
+            return template -> {
+                if (!rules.rules().isEmpty()) {
+                    template.getInterceptors().add(new ClientRateLimitInterceptor(rules));
+                }
+            };
+        }
+    }
+
+    /** The rules on {@code WebClient}. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = {ClientLine.REACTIVE_CLIENTS, "org.springframework.web.reactive.function.client.WebClient"})
+    static class ReactiveClientsConfiguration {
+
+        @Bean
+        ClientLine.WebClients sluiceClientRulesWebClientCustomizer(ClientRateLimitRules rules) {
+            return builder -> {
+                if (!rules.rules().isEmpty()) {
+                    builder.filter(new ClientRateLimitFilter(rules));
+                }
+            };
+        }
+    }
+}

@@ -87,6 +87,8 @@ public final class SharedLimitChanges extends LimitChanges implements SmartLifec
     });
     private final Set<String> unreadable = ConcurrentHashMap.newKeySet();
     private volatile boolean warnedUnreachable;
+    /** How many times this instance has recorded a change or taken one back. */
+    private volatile long published;
     private final Duration startUpWait;
     private volatile @Nullable Integer listener;
     private volatile boolean running;
@@ -202,32 +204,53 @@ public final class SharedLimitChanges extends LimitChanges implements SmartLifec
 
     /** Applies every change newer than this instance's, and takes back those removed. */
     void read() {
+        Snapshot snapshot = snapshot();
+        if (snapshot != null) {
+            follow(snapshot);
+        }
+    }
+
+    /** The changes as Redis holds them now, or null when it does not answer. */
+    @Nullable Snapshot snapshot() {
+        long publishedBefore = published;
         List<Object> read;
         try {
-            read = script().<List<Object>>evalAsync(changes, RScript.Mode.READ_ONLY, READ, RScript.ReturnType.LIST,
+            // Read from the master, where the changes are written: a replica may not have the latest yet.
+            read = script().<List<Object>>evalAsync(changes, RScript.Mode.READ_WRITE, READ, RScript.ReturnType.LIST,
                     List.of(changes, versions)).toCompletableFuture().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             warnedUnreachable = false;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return;
+            return null;
         } catch (Exception e) {
             if (!warnedUnreachable) {
                 warnedUnreachable = true;
                 LOGGER.log(System.Logger.Level.WARNING, "Could not read the limit changes shared through Redis; the"
                         + " limiters keep the limits they have until it answers: " + e);
             }
-            return;
+            return null;
         }
-        long asOf = Long.parseLong(String.valueOf(read.get(0)));
         Map<String, String> recorded = new LinkedHashMap<>();
         List<?> fields = (List<?>) read.get(1);
         for (int i = 0; i + 1 < fields.size(); i += 2) {
             recorded.put(String.valueOf(fields.get(i)), String.valueOf(fields.get(i + 1)));
         }
+        return new Snapshot(Long.parseLong(String.valueOf(read.get(0))), recorded, publishedBefore);
+    }
+
+    /**
+     * Brings every limiter in line with a snapshot, unless this instance has changed or taken back
+     * a change since it was read: then it is out of date, and the notice of that change brings a
+     * newer one.
+     */
+    synchronized void follow(Snapshot snapshot) {
+        if (snapshot.publishedBefore() != published) {
+            return;
+        }
         for (RateLimiter limiter : registry.limiters()) {
-            String value = recorded.get(limiter.name());
+            String value = snapshot.recorded().get(limiter.name());
             try {
-                follow(limiter, value == null ? null : decode(value), asOf);
+                follow(limiter, value == null ? null : decode(value), snapshot.asOf());
                 unreadable.remove(limiter.name());
             } catch (IllegalArgumentException e) {
                 if (unreadable.add(limiter.name())) {
@@ -238,10 +261,21 @@ public final class SharedLimitChanges extends LimitChanges implements SmartLifec
         }
     }
 
+    /**
+     * The changes as read at one moment.
+     *
+     * @param asOf            the version of the changes then
+     * @param recorded        each changed limiter's recorded value, by limiter name
+     * @param publishedBefore how many changes this instance had recorded or taken back before the read
+     */
+    record Snapshot(long asOf, Map<String, String> recorded, long publishedBefore) {
+    }
+
     private RScript script() {
         return redis.getScript(StringCodec.INSTANCE);
     }
 
+    /** Records a change, or its removal, and notifies every instance: the version it was given. */
     private long publish(String limiter, String value) {
         try {
             return script().<Long>evalAsync(changes, RScript.Mode.READ_WRITE, PUBLISH, RScript.ReturnType.LONG,
@@ -254,6 +288,9 @@ public final class SharedLimitChanges extends LimitChanges implements SmartLifec
         } catch (Exception e) {
             throw new StoreUnavailableException("Could not share the change of limiter '" + limiter
                     + "' through Redis: " + e, TIMEOUT);
+        } finally {
+            // Even when it failed: Redis may have recorded it all the same. Always under this instance's lock.
+            published++;
         }
     }
 

@@ -145,6 +145,22 @@ class SharedLimitChangesTest {
     }
 
     @Test
+    void aReadTakenBeforeTheInstanceTookItsChangeBackDoesNotBringTheChangeBack(RedisServer redis) {
+        ConfigurableApplicationContext a = start(redis, "stale");
+        change(a, "10", SecurityContext.NONE);
+        SharedLimitChanges changes = a.getBean(SharedLimitChanges.class);
+        // The reader's thread read the change just before an operator took it back on a request thread.
+        SharedLimitChanges.Snapshot readBefore = changes.snapshot();
+        assertThat(a.getBean(RateLimitsEndpoint.class).revert("orders")).isTrue();
+
+        changes.follow(readBefore);
+
+        assertThat(limit(a)).as("its configured limits, not the change taken back").isEqualTo(3);
+        changes.read();
+        assertThat(limit(a)).isEqualTo(3);
+    }
+
+    @Test
     void ofTwoChangesMadeAtOnceTheLaterVersionWinsWholeEverywhere(RedisServer redis) throws Exception {
         ConfigurableApplicationContext a = start(redis, "race");
         ConfigurableApplicationContext b = start(redis, "race");

@@ -62,6 +62,21 @@ public abstract class ForwardingRateLimitStore implements RateLimitStore {
         return delegate;
     }
 
+    /**
+     * The store beneath any decorators: the store itself unless it forwards, else what the
+     * innermost of its forwarding decorators forwards to.
+     *
+     * @param store a store, decorated or not
+     * @return the store that decides
+     */
+    public static RateLimitStore beneath(RateLimitStore store) {
+        RateLimitStore beneath = Objects.requireNonNull(store, "store");
+        while (beneath instanceof ForwardingRateLimitStore decorator) {
+            beneath = decorator.delegate;
+        }
+        return beneath;
+    }
+
     @Override
     public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
         return delegate.tryAcquire(key, tiers, cost);

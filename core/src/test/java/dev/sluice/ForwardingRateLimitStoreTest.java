@@ -65,6 +65,17 @@ class ForwardingRateLimitStoreTest {
     }
 
     @Test
+    void theStoreBeneathDecoratorsIsTheOneTheInnermostForwardsTo() {
+        RateLimitStore inner = new ForwardingRateLimitStore(memory) {
+        };
+        RateLimitStore outer = new ForwardingRateLimitStore(inner) {
+        };
+
+        assertThat(ForwardingRateLimitStore.beneath(outer)).isSameAs(memory);
+        assertThat(ForwardingRateLimitStore.beneath(memory)).isSameAs(memory);
+    }
+
+    @Test
     void limitersDecideWithTheInMemoryStoreBeneathAnObservingDecoratorWithoutCallingIt() {
         Observing observing = new Observing(memory);
         RateLimiter limiter = RateLimiter.builder().name("fast").store(observing).clock(clock)

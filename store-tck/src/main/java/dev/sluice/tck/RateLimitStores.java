@@ -29,10 +29,7 @@ public final class RateLimitStores {
      * @throws UnsupportedOperationException when the store has no public {@code clear()}
      */
     public static void clear(RateLimitStore store) {
-        RateLimitStore beneath = store;
-        while (beneath instanceof ForwardingRateLimitStore decorator) {
-            beneath = decorator.delegate();
-        }
+        RateLimitStore beneath = ForwardingRateLimitStore.beneath(store);
         Method clear;
         try {
             clear = beneath.getClass().getMethod("clear");

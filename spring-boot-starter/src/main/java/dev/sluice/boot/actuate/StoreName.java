@@ -19,10 +19,6 @@ final class StoreName {
      * @return the simple name of the class of the store beneath its decorators
      */
     static String of(RateLimitStore store) {
-        RateLimitStore beneath = store;
-        while (beneath instanceof ForwardingRateLimitStore decorator) {
-            beneath = decorator.delegate();
-        }
-        return beneath.getClass().getSimpleName();
+        return ForwardingRateLimitStore.beneath(store).getClass().getSimpleName();
     }
 }

@@ -51,11 +51,7 @@ final class TimedRateLimitStore extends ForwardingRateLimitStore {
      * {@code store}, which the actuator's endpoint and health component name the store by too.
      */
     static String name(RateLimitStore store) {
-        RateLimitStore beneath = store;
-        while (beneath instanceof ForwardingRateLimitStore decorator) {
-            beneath = decorator.delegate();
-        }
-        return beneath.getClass().getSimpleName();
+        return ForwardingRateLimitStore.beneath(store).getClass().getSimpleName();
     }
 
     @Override

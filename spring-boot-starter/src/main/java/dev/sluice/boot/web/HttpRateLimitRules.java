@@ -177,10 +177,7 @@ public final class HttpRateLimitRules {
 
     /** The class of the store beneath any decorators, by its simple name unless it has none. */
     private static String storeName(RateLimitStore store) {
-        RateLimitStore beneath = store;
-        while (beneath instanceof ForwardingRateLimitStore decorator) {
-            beneath = decorator.delegate();
-        }
+        RateLimitStore beneath = ForwardingRateLimitStore.beneath(store);
         String name = beneath.getClass().getSimpleName();
         return name.isEmpty() ? beneath.getClass().getName() : name;
     }

@@ -70,8 +70,10 @@ final class ScriptPipeline implements StoreQueue {
 
     /** Two script calls in flight keep the connection busy while the next one gathers. */
     private static final int MAX_IN_FLIGHT = 2;
-    /** The bytes of one decision's reply: nine doubles. */
-    private static final int REPLY_BYTES = 72;
+    /** The bytes of one result of a script call: ten doubles. */
+    private static final int RESULT_BYTES = 80;
+    /** The figure of a result that says how many calls in a row it answers. */
+    private static final int RUN = 9;
     /** How many more periods a script call gets while its timer keeps firing late. */
     private static final int MAX_GRACE_PERIODS = 8;
     /** How soon a script call Redis refused without running it for a moment is sent again. */
@@ -360,8 +362,15 @@ final class ScriptPipeline implements StoreQueue {
                 group.forEach(pending -> pending.fail(RedisCalls.unwrap(failure)));
                 return;
             }
+            List<byte[]> answers;
+            try {
+                answers = ScriptCall.replies(replied, calls(group));
+            } catch (IllegalStateException e) {
+                group.forEach(pending -> pending.fail(e));
+                return;
+            }
             for (int p = 0; p < group.size(); p++) {
-                byte[] figures = ScriptCall.reply(replied, p);
+                byte[] figures = answers.get(p);
                 Pending pending = group.get(p);
                 if (DecisionCodec.figure(figures, 0) == -1 && !pending.reply.isDone()) {
                     // Redis ran it after its deadline, and so did nothing, while its caller still waits: this JVM was
@@ -474,14 +483,39 @@ final class ScriptPipeline implements StoreQueue {
         }
 
         /**
-         * One call's reply, of the replies of a script call.
+         * Each call's reply, of the reply of a script call: results that each answer one call or
+         * more in a row, identical calls admitted together (each has the cost fewer remaining
+         * than the one before) or rejected alike.
          *
          * @param replies the script call's reply
-         * @param index   the call's position, from 0
-         * @return its figures, as {@link DecisionCodec#figure} reads them
+         * @param calls   the calls it decided, in order
+         * @return each call's figures, as {@link DecisionCodec#figure} reads them
+         * @throws IllegalStateException when the results do not answer the calls one for one
          */
-        static byte[] reply(byte[] replies, int index) {
-            return Arrays.copyOfRange(replies, index * REPLY_BYTES, (index + 1) * REPLY_BYTES);
+        static List<byte[]> replies(byte[] replies, List<Call> calls) {
+            List<byte[]> figures = new ArrayList<>(calls.size());
+            for (int at = 0; at + RESULT_BYTES <= replies.length; at += RESULT_BYTES) {
+                byte[] result = Arrays.copyOfRange(replies, at, at + RESULT_BYTES);
+                long run = DecisionCodec.figure(result, RUN);
+                if (run < 1 || run > calls.size() - figures.size()) {
+                    break;
+                }
+                figures.add(result);
+                boolean admitted = DecisionCodec.figure(result, 0) == 1;
+                long cost = DecisionCodec.figure((byte[]) calls.get(figures.size() - 1).arguments()[1], 1);
+                for (int next = 1; next < run; next++) {
+                    byte[] following = result.clone();
+                    if (admitted) {
+                        DecisionCodec.setFigure(following, 2, DecisionCodec.figure(result, 2) - next * cost);
+                    }
+                    figures.add(following);
+                }
+            }
+            if (figures.size() != calls.size() || replies.length % RESULT_BYTES != 0) {
+                throw new IllegalStateException("decide.lua answered " + figures.size() + " of " + calls.size()
+                        + " calls with " + replies.length + " bytes");
+            }
+            return figures;
         }
     }
 

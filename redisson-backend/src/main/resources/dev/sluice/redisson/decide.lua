@@ -30,11 +30,14 @@
 --               name the same keys again.
 -- Packed, the figures need no parsing, and Redis makes two Lua strings for the arguments of a
 -- call rather than five and more per tier.
--- Returns, for each call in turn (each of identical calls sent once too), nine little-endian doubles (struct '<ddddddddd'), which the
--- client reads without parsing a number: allowed (1 or 0), limit, remaining, resetAfter ms,
--- retryAfter ms, server TIME ms, the time the call was decided at (for give-back.lua), the
--- binding tier's window ms, the ms until a reserved permit is due (0 when due now); or -1, the
--- server's TIME ms and zeros when the call's deadline had passed and nothing was done for it.
+-- Returns results in the calls' order (identical calls sent once counting as many), each ten
+-- little-endian doubles (struct '<dddddddddd'), which the client reads without parsing a number:
+-- allowed (1 or 0), limit, remaining, resetAfter ms, retryAfter ms, server TIME ms, the time the
+-- call was decided at (for give-back.lua), the binding tier's window ms, the ms until a reserved
+-- permit is due (0 when due now), and how many calls in a row the result answers: identical calls
+-- admitted together, each with the cost fewer remaining than the one before, or rejected alike.
+-- A call whose deadline had passed, and for which nothing was done, has -1, the server's TIME ms
+-- and zeros. One result for a run of calls spares the server a reply and a string for each.
 --
 -- Whatever Redis holds, every loop is bounded, by the calls, their tiers or a log's entries: a
 -- script that runs on makes Redis answer BUSY to every client. A sliding log's hash and log may
@@ -252,8 +255,7 @@ local function decide(id, figures, first)
   end
   -- Comparisons with NaN are false: no deadline never passes.
   if server_now > deadline then
-    local late = struct.pack('<ddddddddd', -1, server_now, 0, 0, 0, 0, 0, 0, 0)
-    for _ = 1, calls do results[#results + 1] = late end
+    results[#results + 1] = struct.pack('<dddddddddd', -1, server_now, 0, 0, 0, 0, 0, 0, 0, calls)
     return count + logs
   end
   if now ~= now then now = server_now end
@@ -303,96 +305,84 @@ local function decide(id, figures, first)
   for i = 1, count do
     if tiers[i].algorithm ~= 'fw' and tiers[i].algorithm ~= 'sw' then windows = false end
   end
-  -- A rejection every call after it gets: nothing changes while identical calls are rejected.
-  local repeated = false
   local call = 1
   while call <= calls do
-    if repeated then
-      results[#results + 1] = repeated
-    else
-      local blocked = blocked_until > now
-      local fits = not blocked
-      for i = 1, count do
-        if fits and available(tiers[i], now) < cost then fits = false end
-      end
-
-      -- A call that does not fit now is reserved when every tier is a token bucket that lets it in
-      -- within max_wait: each runs into debt (up to 2^53 units, so that figures stay exact), and the
-      -- caller's permit is due after the longest wait.
-      local delay = -1
-      if not fits and not blocked and max_wait > 0 then
-        delay = 0
-        for i = 1, count do
-          local t = tiers[i]
-          if t.algorithm ~= 'tb' or t.n > 2 ^ 53 - cost * t.window then
-            delay = -1
-            break
-          end
-          delay = math.max(delay, wait(t, now, cost))
-        end
-        if delay > max_wait then delay = -1 end
-      end
-
-      local result
-      if fits or delay > 0 then
-        for i = 1, count do
-          local t = tiers[i]
-          if fits then take(t, now, cost, id) else t.n = t.n + cost * t.window end
-        end
-        local t = tightest(tiers, now)
-        local left, until_full = remaining(t, now), reset(t, now)
-        result = struct.pack('<ddddddddd', 1, t.limit, left, until_full, 0, server_now, now, t.window,
-                             fits and 0 or delay)
-        if windows and call < calls then
-          local more = calls - call
-          for i = 1, count do
-            local fit = math.floor(available(tiers[i], now) / cost)
-            if fit < more then more = fit end
-          end
-          if more > 0 then
-            for i = 1, count do take(tiers[i], now, more * cost, id) end
-            results[#results + 1] = result
-            for taken = 1, more - 1 do
-              results[#results + 1] = struct.pack('<ddddddddd', 1, t.limit, left - taken * cost, until_full, 0,
-                                                  server_now, now, t.window, 0)
-            end
-            call = call + more
-            result = struct.pack('<ddddddddd', 1, t.limit, left - more * cost, until_full, 0, server_now, now,
-                                 t.window, 0)
-          end
-        end
-      else
-        local block, counted = 0, false
-        for i = 1, count do
-          local t = tiers[i]
-          -- Read only here, which few calls reach: the tier's figures after its algorithm, limit and window.
-          local count_rejected, block_for = struct.unpack('<dd', figures, 41 + 34 * (i - 1) + 18)
-          if not blocked and available(t, now) < cost then block = math.max(block, block_for) end
-          if count_rejected == 1 then
-            take(t, now, cost, id)
-            counted = true
-          end
-        end
-        if block > 0 then blocked_until = now + block end
-
-        -- The binding tier waits longest; if only the block rejects, it is the tightest tier.
-        local binding, longest = nil, 0
-        for i = 1, count do
-          local tier_wait = wait(tiers[i], now, cost)
-          if tier_wait > longest then binding, longest = tiers[i], tier_wait end
-        end
-        binding = binding or tightest(tiers, now)
-        local block_left = math.max(0, blocked_until - now)
-        local left = remaining(binding, now)
-        if block_left > 0 then left = 0 end
-        result = struct.pack('<ddddddddd', 0, binding.limit, left, math.max(block_left, reset(binding, now)),
-                             math.max(block_left, longest), server_now, now, binding.window, 0)
-        -- A rejection that changed nothing is what every identical call after it gets.
-        if not counted and block == 0 then repeated = result end
-      end
-      results[#results + 1] = result
+    local blocked = blocked_until > now
+    local fits = not blocked
+    for i = 1, count do
+      if fits and available(tiers[i], now) < cost then fits = false end
     end
-    call = call + 1
+
+    -- A call that does not fit now is reserved when every tier is a token bucket that lets it in
+    -- within max_wait: each runs into debt (up to 2^53 units, so that figures stay exact), and the
+    -- caller's permit is due after the longest wait.
+    local delay = -1
+    if not fits and not blocked and max_wait > 0 then
+      delay = 0
+      for i = 1, count do
+        local t = tiers[i]
+        if t.algorithm ~= 'tb' or t.n > 2 ^ 53 - cost * t.window then
+          delay = -1
+          break
+        end
+        delay = math.max(delay, wait(t, now, cost))
+      end
+      if delay > max_wait then delay = -1 end
+    end
+
+    -- How many calls in a row the result answers.
+    local run = 1
+    if fits or delay > 0 then
+      for i = 1, count do
+        local t = tiers[i]
+        if fits then take(t, now, cost, id) else t.n = t.n + cost * t.window end
+      end
+      local t = tightest(tiers, now)
+      local left, until_full = remaining(t, now), reset(t, now)
+      if windows then
+        local more = calls - call
+        for i = 1, count do
+          local fit = math.floor(available(tiers[i], now) / cost)
+          if fit < more then more = fit end
+        end
+        if more > 0 then
+          for i = 1, count do take(tiers[i], now, more * cost, id) end
+          run = run + more
+        end
+      end
+      results[#results + 1] = struct.pack('<dddddddddd', 1, t.limit, left, until_full, 0, server_now, now, t.window,
+                                          fits and 0 or delay, run)
+    else
+      local block, counted = 0, false
+      for i = 1, count do
+        local t = tiers[i]
+        -- Read only here, which few calls reach: the tier's figures after its algorithm, limit and window.
+        local count_rejected, block_for = struct.unpack('<dd', figures, 41 + 34 * (i - 1) + 18)
+        if not blocked and available(t, now) < cost then block = math.max(block, block_for) end
+        if count_rejected == 1 then
+          take(t, now, cost, id)
+          counted = true
+        end
+      end
+      if block > 0 then blocked_until = now + block end
+      -- A rejection that changed nothing is what every identical call after it gets.
+      if not counted and block == 0 then run = calls - call + 1 end
+
+      -- The binding tier waits longest; if only the block rejects, it is the tightest tier.
+      local binding, longest = nil, 0
+      for i = 1, count do
+        local tier_wait = wait(tiers[i], now, cost)
+        if tier_wait > longest then binding, longest = tiers[i], tier_wait end
+      end
+      binding = binding or tightest(tiers, now)
+      local block_left = math.max(0, blocked_until - now)
+      local left = remaining(binding, now)
+      if block_left > 0 then left = 0 end
+      results[#results + 1] = struct.pack('<dddddddddd', 0, binding.limit, left,
+                                          math.max(block_left, reset(binding, now)), math.max(block_left, longest),
+                                          server_now, now, binding.window, 0, run)
+    end
+    call = call + run
   end
 
   -- Every tier keeps the key's time and block, and lives as long as its own state or the block;

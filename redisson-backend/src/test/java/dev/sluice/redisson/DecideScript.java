@@ -3,7 +3,6 @@ package dev.sluice.redisson;
 import dev.sluice.redisson.RedissonRateLimitStore.Call;
 import dev.sluice.redisson.ScriptPipeline.ScriptCall;
 import java.util.List;
-import java.util.stream.IntStream;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 
@@ -26,7 +25,7 @@ final class DecideScript {
         byte[] replies = client.getScript(DecisionCodec.INSTANCE).eval(script.keys().get(0).toString(),
                 RScript.Mode.READ_WRITE, RedissonRateLimitStore.SCRIPT, RScript.ReturnType.VALUE, script.keys(),
                 script.arguments());
-        return IntStream.range(0, calls.size()).mapToObj(i -> ScriptCall.reply(replies, i)).toList();
+        return ScriptCall.replies(replies, calls);
     }
 
     /** {@link #run(RedissonClient, List, double)} for one call, without a deadline. */

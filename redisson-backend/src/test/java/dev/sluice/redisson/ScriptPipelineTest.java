@@ -4,11 +4,14 @@ import static java.time.Duration.ofMillis;
 import static java.time.Duration.ofMinutes;
 import static java.time.Duration.ofSeconds;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.Decision;
 import dev.sluice.Reservation;
 import dev.sluice.Tier;
 import dev.sluice.annotation.Algorithm;
+import dev.sluice.redisson.RedissonRateLimitStore.Call;
+import dev.sluice.redisson.ScriptPipeline.ScriptCall;
 import dev.sluice.redisson.testing.RedisClients;
 import dev.sluice.redisson.testing.RedisCluster;
 import dev.sluice.redisson.testing.RedisServer;
@@ -29,7 +32,7 @@ import org.redisson.config.Config;
  * as one pipelined batch, each still one script call with its own answer; calls that may
  * reserve go one send at a time, so that they reach the server in the order asked. It holds on
  * a client configured as Redisson's defaults have it, where each command otherwise holds a
- * connection until its reply.
+ * connection until its reply. A reply that does not answer every call it was sent for is refused.
  */
 class ScriptPipelineTest {
 
@@ -52,6 +55,32 @@ class ScriptPipelineTest {
     void stop() {
         client.shutdown();
         server.close();
+    }
+
+    @Test
+    void oneResultAnswersIdenticalCallsInARowAndAReplyThatDoesNotAnswerEveryCallIsRefused() {
+        List<Tier> tiers = List.of(Tier.of(100, ofMinutes(10), Algorithm.FIXED_WINDOW));
+        List<Call> calls = List.of(store.call("a", tiers, 2, 0), store.call("a", tiers, 2, 0), store.call("a", tiers, 2, 0));
+        byte[] admitted = result(1, 10, 3);
+        byte[] rejected = result(0, 0, 3);
+
+        assertThat(ScriptCall.replies(admitted, calls)).as("remaining, the cost fewer for each")
+                .extracting(figures -> DecisionCodec.figure(figures, 2)).containsExactly(10L, 8L, 6L);
+        assertThat(ScriptCall.replies(rejected, calls)).extracting(figures -> DecisionCodec.figure(figures, 0))
+                .containsExactly(0L, 0L, 0L);
+        assertThatThrownBy(() -> ScriptCall.replies(result(1, 10, 2), calls))
+                .isInstanceOf(IllegalStateException.class).hasMessage("decide.lua answered 2 of 3 calls with 80 bytes");
+        assertThatThrownBy(() -> ScriptCall.replies(result(1, 10, 4), calls))
+                .isInstanceOf(IllegalStateException.class).hasMessage("decide.lua answered 0 of 3 calls with 80 bytes");
+    }
+
+    /** One result of decide.lua: allowed, remaining, and how many calls in a row it answers. */
+    private static byte[] result(int allowed, int remaining, int run) {
+        byte[] result = new byte[80];
+        DecisionCodec.setFigure(result, 0, allowed);
+        DecisionCodec.setFigure(result, 2, remaining);
+        DecisionCodec.setFigure(result, 9, run);
+        return result;
     }
 
     @Test

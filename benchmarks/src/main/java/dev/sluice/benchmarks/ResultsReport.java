@@ -368,7 +368,9 @@ public final class ResultsReport {
         md.line();
         md.line("- **Blocking threads** call one hot key as fast as they can, as in \"Through Redis\": each"
                 + " measurement warmed up for " + seconds(batching.warmUpSeconds()) + " then measured for "
-                + seconds(batching.measureSeconds()) + ".");
+                + seconds(batching.measureSeconds()) + ", so that the JIT compiler has done with the"
+                + " client's paths (on 2 cores it still takes a core for several seconds after the first calls,"
+                + " which a shorter warm-up measures as the client's CPU).");
         md.line("- **Decisions in flight**: one thread keeps " + whole(batching.inFlight()) + " asynchronous"
                 + " decisions on one hot key outstanding, firing another as each is answered; warmed up and"
                 + " measured as the threads are, counting the answers that came within the measurement.");

@@ -37,7 +37,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>A store must not send a probe while calls sent before the breaker opened may still fail:
  * its {@code openDuration} is at least the store's timeout. The Redis stores refuse a breaker
- * with a shorter one, and give their default breaker the longer of 1 second and their timeout.
+ * with a shorter one, and give their default breaker the longer of half a second and their timeout.
  *
  * <p>It logs one WARNING when it opens, naming the failure, and one INFO once the store has
  * answered again for 10 seconds, however many calls fail, and however often the breaker opens and
@@ -55,8 +55,12 @@ public final class StoreCircuitBreaker {
         HALF_OPEN
     }
 
-    /** How long a breaker stays open unless told otherwise: 1 second. */
-    public static final Duration DEFAULT_OPEN_DURATION = Duration.ofSeconds(1);
+    /**
+     * How long a breaker stays open unless told otherwise: half a second, so that calls go to
+     * the store again at most that long after it answers (in a cluster, after the client has
+     * learnt of a replica that took over from a failed master).
+     */
+    public static final Duration DEFAULT_OPEN_DURATION = Duration.ofMillis(500);
 
     /** How many of the latest calls the failure threshold counts in. */
     static final int RECENT_CALLS = 20;

@@ -8,8 +8,9 @@ import org.redisson.config.ReadMode;
 /**
  * Redisson client configurations that suit Sluice: netty threads near the core count, a small pool
  * kept open on masters (scripts write), replicas known to the client so that a planned failover
- * costs nothing, and topology read every second so that decisions resume about a second after a
- * master fails. Throughput does not depend on them: the store pipelines
+ * costs nothing, and topology read twice a second so that decisions resume within a second after a
+ * replica takes over from a failed master (half a second to learn of it, half a second for the
+ * store's circuit breaker to try again). Throughput does not depend on them: the store pipelines
  * concurrent decisions itself, so a client with Redisson's defaults does as well on one server.
  * Adjust the returned configuration as needed (passwords, TLS) before {@code Redisson.create(config)}.
  */
@@ -37,23 +38,23 @@ public final class RedissonClientConfigs {
     /**
      * A configuration for a Redis Cluster. A planned failover ({@code CLUSTER FAILOVER}) or a
      * slot migration costs callers nothing: the client follows the cluster's redirections to nodes
-     * it knows. It reads the cluster's topology every second (Redisson's default is every 5
-     * seconds), so that decisions for the slots of a failed master resume about a second after the
-     * cluster has promoted a replica.
+     * it knows. It reads the cluster's topology every 500 ms (Redisson's default is every 5
+     * seconds), so that decisions for the slots of a failed master resume within a second after
+     * the cluster has promoted a replica.
      *
      * @param nodes addresses of some of its nodes, such as {@code redis://10.0.0.1:6379}
      * @return the configuration
      */
     public static Config cluster(Collection<String> nodes) {
         Config config = base();
-        // Learn of a failed master's replacement within a second: until then, calls for its slots fail.
-        replicasKnown(config.useClusterServers().addNodeAddress(nodes.toArray(String[]::new)).setScanInterval(1_000));
+        // Learn of a failed master's replacement within half a second: until then, calls for its slots fail.
+        replicasKnown(config.useClusterServers().addNodeAddress(nodes.toArray(String[]::new)).setScanInterval(500));
         return config;
     }
 
     /**
      * A configuration for a master found through Redis Sentinel. Like the cluster's, it reads
-     * the topology every second, so that decisions resume about a second after the sentinels
+     * the topology every 500 ms, so that decisions resume within a second after the sentinels
      * promote a replica; a single sentinel is enough to start.
      *
      * @param masterName the name the sentinels monitor the master under
@@ -65,7 +66,7 @@ public final class RedissonClientConfigs {
         replicasKnown(config.useSentinelServers().setMasterName(masterName)
                 .addSentinelAddress(sentinels.toArray(String[]::new))
                 .setCheckSentinelsList(false)
-                .setScanInterval(1_000));
+                .setScanInterval(500));
         return config;
     }
 

@@ -257,7 +257,7 @@ class FaultToleranceTest {
                         .isLessThan(ofSeconds(1));
                 killed.assertHandledBy(FailurePolicy.FAIL_CLOSED);
                 assertThat(killed.recovery()).as("first decision by Redis after a replica took over")
-                        .isLessThan(ofSeconds(4));
+                        .isLessThan(ofSeconds(2));
                 assertThat(killed.answeredByPolicy()).as("calls that found the slot without a master").isPositive();
                 assertThat(store.admitted("outage:hot")).as("permits of the hot key, full before the failovers")
                         .isZero();

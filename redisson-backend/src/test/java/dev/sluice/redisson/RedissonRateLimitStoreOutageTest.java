@@ -284,7 +284,7 @@ class RedissonRateLimitStoreOutageTest {
         assertThat(RedissonRateLimitStore.builder(client).timeout(ofSeconds(2)).build().circuitBreaker())
                 .hasValueSatisfying(breaker -> assertThat(breaker.openDuration()).isEqualTo(ofSeconds(2)));
         assertThat(RedissonRateLimitStore.builder(client).build().circuitBreaker())
-                .hasValueSatisfying(breaker -> assertThat(breaker.openDuration()).isEqualTo(ofSeconds(1)));
+                .hasValueSatisfying(breaker -> assertThat(breaker.openDuration()).isEqualTo(ofMillis(500)));
     }
 
     @Test

@@ -305,7 +305,7 @@ class RedissonRateLimitStoreOutageTest {
                 .as("Redis is back, but the breaker has not let a probe through yet")
                 .isInstanceOf(StoreUnavailableException.class)
                 .hasMessageStartingWith("Rate limit store is not asked while it fails")
-                .satisfies(e -> assertThat(((StoreUnavailableException) e).retryAfter()).isEqualTo(ofSeconds(1)));
+                .satisfies(e -> assertThat(((StoreUnavailableException) e).retryAfter()).isEqualTo(ofMillis(500)));
         assertThat(scriptCalls()).as("calls sent to the restarted server").isZero();
 
         Decision probe = eventually(() -> {

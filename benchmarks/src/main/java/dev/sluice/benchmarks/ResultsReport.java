@@ -35,13 +35,16 @@ import org.springframework.core.SpringVersion;
  * {@code redis-batching.json} from {@link RedisBatching},
  * {@code local-sync.json} from {@link LocalSyncOvershoot}, {@code waiting.json} from
  * {@link WaitingCallers} and {@code memory.json} from
- * {@link MemoryFootprint}; a part that did not run is said to be missing.
+ * {@link MemoryFootprint}; a part that did not run is said to be missing. The section measured by
+ * hand, at the end of the report it replaces, is kept as it is.
  * Besides the figures: the machine, the JDK, every library's version, and the command that
  * produced them.
  */
 public final class ResultsReport {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** The heading of the section measured by hand, which a run keeps as it is. */
+    private static final String MEASURED_BY_HAND = "## Through Spring Cloud Gateway";
     /** The size of the bursts the goal on bursts is about. */
     private static final int GOAL_BURST = 10_000;
 
@@ -121,7 +124,21 @@ public final class ResultsReport {
         localSyncOvershoot(md, overshoot);
         waitingCallers(md, waiting);
         memory(md, memory);
-        Files.writeString(Path.of(options.get("--output")), md.toString());
+        Path output = Path.of(options.get("--output"));
+        Files.writeString(output, md + measuredByHand(output));
+    }
+
+    /**
+     * What the report being replaced holds from the section measured by hand on (the gateway's,
+     * which the run does not measure), so that a new run keeps it; nothing when there is none.
+     */
+    private static String measuredByHand(Path output) throws IOException {
+        if (!Files.exists(output)) {
+            return "";
+        }
+        String previous = Files.readString(output);
+        int at = previous.indexOf("\n" + MEASURED_BY_HAND);
+        return at < 0 ? "" : "\n" + previous.substring(at + 1);
     }
 
     private static void machineAndVersions(Markdown md, List<JmhResult> jmh, RedisLoad.@Nullable Results redis) {
@@ -227,8 +244,9 @@ public final class ResultsReport {
                                   Predicate<String> isOther) {
         TreeSet<Integer> threadCounts = jmh.stream().map(JmhResult::threads)
                 .collect(Collectors.toCollection(TreeSet::new));
-        TreeSet<Integer> keyCounts = jmh.stream().map(JmhResult::keys)
-                .collect(Collectors.toCollection(TreeSet::new));
+        // The key counts of this table's benchmarks: another's (the colliding keys') would be an empty table.
+        TreeSet<Integer> keyCounts = jmh.stream().filter(result -> labels.containsKey(result.benchmark()))
+                .map(JmhResult::keys).collect(Collectors.toCollection(TreeSet::new));
         for (int keys : keyCounts) {
             md.line();
             md.line(String.format(Locale.ROOT, "%,d key%s:", keys, keys == 1 ? "" : "s"));

@@ -105,7 +105,12 @@ final class PartnerStub implements AutoCloseable {
 
     /** The most requests that arrived within any {@code window}, by the partner's clock. */
     int mostWithin(Duration window) {
-        List<Instant> sorted = new ArrayList<>(arrivals());
+        return mostWithin(arrivals(), window);
+    }
+
+    /** The most of {@code instants} that fall within any span of {@code window}. */
+    static int mostWithin(List<Instant> instants, Duration window) {
+        List<Instant> sorted = new ArrayList<>(instants);
         sorted.sort(null);
         int most = 0;
         for (int first = 0, last = 0; last < sorted.size(); last++) {

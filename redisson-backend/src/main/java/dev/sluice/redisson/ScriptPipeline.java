@@ -22,10 +22,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
-import org.redisson.api.BatchOptions;
-import org.redisson.api.RBatch;
 import org.redisson.api.RScript;
-import org.redisson.api.RScriptAsync;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.RedisClusterDownException;
 import org.redisson.client.RedisLoadingException;
@@ -42,8 +39,9 @@ import org.redisson.connection.CRC16;
  * that come meanwhile wait in a bounded queue and leave together, as soon as a script call comes
  * back, as one {@code decide.lua} call that decides them all in the order they came. There is no
  * timer: on an idle store a decision leaves at once, alone. On one server any decisions may share
- * a script call; in a cluster, those whose keys share a hash slot do, and the script calls of one
- * send go pipelined, Redisson sending each to its node.
+ * a script call; in a cluster, those whose keys share a hash slot do. Each script call of a send
+ * is a command of its own, never part of a batch, so that each gets its own node's answer: one
+ * node's error neither fails nor sends again what another node ran.
  *
  * <p><strong>Time.</strong> A decision's deadline counts from when its script call is sent: time
  * waiting in the queue is not Redis being slow. A script call without a reply within the timeout
@@ -91,7 +89,6 @@ final class ScriptPipeline implements StoreQueue {
     private final RScript scripts;
     private final String script;
     private final String sha;
-    private final BatchOptions batchOptions;
     private final StoreCircuitBreaker breaker;
     private final ServerClock serverClock;
     private final boolean cluster;
@@ -144,9 +141,6 @@ final class ScriptPipeline implements StoreQueue {
         this.maxQueueWaitNanos = settings.maxQueueWait().toNanos();
         this.timeoutNanos = settings.timeout().toNanos();
         this.probeNanos = timeoutNanos;
-        // One attempt, as for single calls: a script call sent again would count its decisions twice.
-        this.batchOptions = BatchOptions.defaults().retryAttempts(0)
-                .responseTimeout(RedisCalls.LATE_REPLIES.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -310,25 +304,11 @@ final class ScriptPipeline implements StoreQueue {
         double deadline = serverDeadline == ServerClock.NO_DEADLINE ? Double.NaN : serverDeadline;
         List<List<Pending>> groups = groups(sent.batch);
         List<CompletableFuture<?>> replies = new ArrayList<>(groups.size());
-        if (groups.size() == 1) {
-            ScriptCall call = ScriptCall.of(calls(groups.get(0)), deadline);
-            replies.add(evalSha(sent, groups.get(0), call, attempt(scripts, call)));
-        } else {
-            RBatch pipeline = client.createBatch(batchOptions);
-            RScriptAsync batched = pipeline.getScript(DecisionCodec.INSTANCE);
-            List<CompletableFuture<byte[]>> attempts = new ArrayList<>(groups.size());
-            for (List<Pending> group : groups) {
-                ScriptCall call = ScriptCall.of(calls(group), deadline);
-                CompletableFuture<byte[]> attempt = attempt(batched, call);
-                attempts.add(attempt);
-                replies.add(evalSha(sent, group, call, attempt));
-            }
-            pipeline.executeAsync().whenComplete((result, failure) -> {
-                if (failure != null) {
-                    // A send that fails as a whole (no connection) may leave its script calls unanswered.
-                    attempts.forEach(attempt -> attempt.completeExceptionally(RedisCalls.unwrap(failure)));
-                }
-            });
+        // One command per script call, never a batch across nodes: Redisson fails every command of a batch whose
+        // reply it has not read when one node's part fails, and a call another node ran would be taken as not run.
+        for (List<Pending> group : groups) {
+            ScriptCall call = ScriptCall.of(calls(group), deadline);
+            replies.add(evalSha(sent, group, call, attempt(call)));
         }
         CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).whenComplete((all, failure) -> sent.over());
     }
@@ -392,13 +372,13 @@ final class ScriptPipeline implements StoreQueue {
             boolean waiting = group.stream().anyMatch(pending -> !pending.reply.isDone());
             if (waiting && cause instanceof RedisNoScriptException) {
                 return scripts.scriptLoadAsync(call.slotKey(), script).toCompletableFuture()
-                        .thenCompose(loaded -> again(sent, group, call, attempt(scripts, call)));
+                        .thenCompose(loaded -> again(sent, group, call, attempt(call)));
             }
             if (waiting && (notRun(cause) || cause instanceof WriteRedisConnectionException)) {
                 // Redis turning it away says Redis is there; a connection that could not take it says nothing.
                 sent.redirected |= notRun(cause);
                 CompletableFuture<byte[]> later = new CompletableFuture<>();
-                TIMER.schedule(() -> again(sent, group, call, attempt(scripts, call)).whenComplete((replied, failed) -> {
+                TIMER.schedule(() -> again(sent, group, call, attempt(call)).whenComplete((replied, failed) -> {
                     if (failed != null) {
                         later.completeExceptionally(failed);
                     } else {
@@ -412,10 +392,10 @@ final class ScriptPipeline implements StoreQueue {
     }
 
     /** Sends a script call once: its reply's bytes, or what it failed with. */
-    private CompletableFuture<byte[]> attempt(RScriptAsync through, ScriptCall call) {
+    private CompletableFuture<byte[]> attempt(ScriptCall call) {
         CompletableFuture<byte[]> reply = new CompletableFuture<>();
         try {
-            through.<byte[]>evalShaAsync(call.slotKey(), RScript.Mode.READ_WRITE, sha, RScript.ReturnType.VALUE,
+            scripts.<byte[]>evalShaAsync(call.slotKey(), RScript.Mode.READ_WRITE, sha, RScript.ReturnType.VALUE,
                     call.keys(), call.arguments()).whenComplete((replied, failure) -> {
                         if (failure != null) {
                             reply.completeExceptionally(failure);

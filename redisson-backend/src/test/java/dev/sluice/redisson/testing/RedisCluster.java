@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.IntFunction;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
@@ -116,6 +117,20 @@ public final class RedisCluster implements AutoCloseable {
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * Who owns each slot now, read once: for tests that place many keys on chosen masters.
+     *
+     * @return the running master owning a slot, as {@link #masterOf} would say of a key in it
+     */
+    public IntFunction<RedisServer> slotOwners() {
+        List<String> masterLines = masters().get(0).cli("CLUSTER", "NODES").lines()
+                .filter(line -> line.split(" ")[2].contains("master") && !line.split(" ")[2].contains("fail"))
+                .toList();
+        return slot -> masterLines.stream().filter(line -> owns(line, slot)).findFirst()
+                .map(line -> node(line.split(" ")[1]))
+                .orElseThrow(() -> new IllegalStateException("no master owns slot " + slot));
     }
 
     /**

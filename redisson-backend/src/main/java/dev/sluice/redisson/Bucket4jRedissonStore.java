@@ -42,7 +42,7 @@ import org.redisson.command.CommandAsyncExecutor;
  * A Redis store made of distributed Bucket4j buckets, for applications that want Bucket4j's
  * semantics: the {@code TOKEN_BUCKET} tiers of a key become the bandwidths of one Bucket4j bucket
  * ({@code refillGreedy(limit, window)}), kept in Redis through Bucket4j's Redisson proxy manager
- * and removed once the bucket has refilled.
+ * and removed ten minutes after the bucket has refilled, in real time.
  *
  * <pre class="code">
  * RateLimitStore store = Bucket4jRedissonStore.builder(redisson).build();
@@ -75,6 +75,12 @@ import org.redisson.command.CommandAsyncExecutor;
 public final class Bucket4jRedissonStore implements RateLimitStore {
 
     private static final BigInteger MILLION = BigInteger.valueOf(1_000_000);
+    /**
+     * How long a bucket is kept past the time it takes to refill, counted by Redis in real time:
+     * the clients' clocks may run slow or stand still (a test's), and a bucket gone before its
+     * clock says it is full would start full again.
+     */
+    private static final Duration KEEP_AFTER_REFILL = Duration.ofMinutes(10);
     /** The longest window Bucket4j can hold, in nanoseconds of a {@code long}. */
     private static final Duration LONGEST_WINDOW = Duration.ofNanos(Long.MAX_VALUE);
 
@@ -98,7 +104,7 @@ public final class Bucket4jRedissonStore implements RateLimitStore {
         CommandAsyncExecutor commands = ((Redisson) builder.client).getCommandExecutor()
                 .copy((ObjectParams) OptionalOptions.defaults().timeout(builder.timeout).retryAttempts(0));
         this.buckets = Bucket4jRedisson.casBasedBuilder(commands)
-                .expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(Duration.ZERO))
+                .expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(KEEP_AFTER_REFILL))
                 .clientClock(builder.timeMeter)
                 .build();
     }

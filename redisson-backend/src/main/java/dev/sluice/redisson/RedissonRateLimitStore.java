@@ -60,7 +60,9 @@ import org.redisson.api.options.OptionalOptions;
  * its block. The hash tag puts all of them in one cluster slot. A {@code k} that
  * is empty, longer than 128 characters, contains <code>{</code> or <code>}</code>, or starts
  * with {@code #}, is replaced by {@code #} and its SHA-256. Every key written expires once its state
- * no longer matters: at the end of its window, refill or block. With a
+ * no longer matters: at the end of its window, refill or block, on the server's clock. With
+ * {@link Builder#clock(InstantSource)}, whose time may run slow or stand still, a state lasts as
+ * long in real time, and at least ten minutes after its last change. With a
  * {@linkplain Builder#keyHashSecret(byte[]) key hash secret}, {@code k} is always replaced by
  * its HMAC-SHA-256, so that no caller's key reaches Redis in clear. {@link #reset} deletes one
  * key's state in one round trip.
@@ -695,7 +697,12 @@ public final class RedissonRateLimitStore implements CountSyncStore {
                 Duration.ofMillis(DecisionCodec.figure(reply, 7)));
     }
 
+    /** A script as sent: {@code expiry.lua}, which every script reads, then the script's own text. */
     private static String script(String name) {
+        return resource("expiry.lua") + resource(name);
+    }
+
+    private static String resource(String name) {
         try (InputStream in = Objects.requireNonNull(RedissonRateLimitStore.class.getResourceAsStream(name), name)) {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
@@ -776,7 +783,10 @@ public final class RedissonRateLimitStore implements CountSyncStore {
 
         /**
          * Decide with the client's time instead of the Redis server's. Every instance sharing
-         * a limit must then keep its clock in step with the others.
+         * a limit must then keep its clock in step with the others. Redis still expires keys on
+         * its own clock, so a key's state is kept at least ten minutes after its last change,
+         * whatever this clock does: more memory for keys used once than with the server's time,
+         * which is the choice for production.
          *
          * @param clock the time source; by default the server's {@code TIME} is used
          * @return this builder

@@ -23,7 +23,8 @@
 -- KEYS          each call's keys in turn: for a call of n tiers, tier i's state, a hash whose
 --               field v packs seven doubles (struct '<ddddddd'): the key's latest time and the end
 --               of its block, which every tier of the key keeps, the tier's counters s, n and p,
---               the time the hash expires at, and the latest time a call found the tier back to
+--               when the hash expires on the server's clock (expiry.lua), and the latest time a
+--               call found the tier back to
 --               full, since when it has counted without a break (give-back.lua gives back no call
 --               admitted before; a state of an earlier version, of six doubles, does not say), all
 --               in ms; then the log of each of its SLIDING_LOG tiers, a sorted set. Calls on one key
@@ -46,15 +47,14 @@
 --
 -- Written for the server's cost, most of which is calls: into Redis, and into functions. Per
 -- key an HGET when first named and an HSET of one packed field at the end (reading and writing
--- decimal strings cost more than the decision), and a PEXPIRE only when the state must outlive
--- the expiry last set, which is rounded up to the next 1,024 ms of the key's time, so that a
--- bucket or log whose end moves with every call moves it about once a second (a sliding log
--- adds its ZCARD and what its log needs); besides one TIME. Helper functions take the time and
+-- decimal strings cost more than the decision), and a PEXPIREAT only when the state must outlive
+-- the expiry last set, which expiry.lua rounds up to the next 1,024 ms, so that a bucket or log
+-- whose end moves with every call moves it about once a second (a sliding log adds its ZCARD and
+-- what its log needs); besides one TIME. Helper functions take the time and
 -- the cost as arguments rather than capture them (a captured variable costs an allocation on
 -- every call), and divisions round with % rather than math.floor.
 
-local time = redis.call('TIME')
-local server_now = time[1] * 1000 + math.floor(time[2] / 1000)
+local server_now = server_clock()
 
 -- The permits of a sliding log's entry, named by its call's id and its cost.
 local function permits(member)
@@ -75,7 +75,7 @@ end
 -- fw: s window start, n count; sw: s, n current count, p previous count; sl: n permits in the
 -- log, p its entries; tb: n tokens missing, in 1/window units, refilled up to at.
 -- latest: the key's time, block: the end of its block (false and 0 while the tier is fresh);
--- e: when the hash expires, in the key's time; since: when a call last found the tier back to
+-- e: when the hash expires, on the server's clock; since: when a call last found the tier back to
 -- full (math.huge when not known); expire: whether the hash must be given e;
 -- logged: whether its log must be; gone: whether the tier is back to full and is deleted;
 -- newest: the time of a sliding log's newest entry, once known.
@@ -258,7 +258,8 @@ local function decide(id, figures, first)
     results[#results + 1] = struct.pack('<dddddddddd', -1, server_now, 0, 0, 0, 0, 0, 0, 0, calls)
     return count + logs
   end
-  if now ~= now then now = server_now end
+  local client_clock = now == now
+  if not client_clock then now = server_now end
   for i = 1, count do
     local call_tier = tiers[i]
     local t = state_of(KEYS[first + i], call_tier.log)
@@ -398,8 +399,7 @@ local function decide(id, figures, first)
       t.s, t.n, t.p, t.at, t.latest, t.block, t.e, t.newest, t.since = false, 0, 0, false, false, 0, 0, false, math.huge
       t.expire, t.logged, t.gone = false, false, true
     else
-      local expires = now + keep
-      expires = expires + (-expires) % 1024
+      local expires = expires_at(now, keep, server_now, client_clock)
       if expires > t.e then t.e, t.expire = expires, true end
       -- Redis deletes a log its last entry left, and an entry added makes it again, without expiry.
       if t.log and (t.expire or t.added) then t.logged = true end
@@ -419,8 +419,8 @@ for _, t in ipairs(named) do
     redis.call('DEL', t.key)
   else
     redis.call('HSET', t.key, 'v', struct.pack('<ddddddd', t.latest, t.block, t.s or 0, t.n, t.p, t.e, t.since))
-    if t.expire then redis.call('PEXPIRE', t.key, t.e - t.latest) end
-    if t.logged then redis.call('PEXPIRE', t.log, t.e - t.latest) end
+    if t.expire then redis.call('PEXPIREAT', t.key, t.e) end
+    if t.logged then redis.call('PEXPIREAT', t.log, t.e) end
   end
 end
 return table.concat(results)

@@ -41,10 +41,9 @@ local max = math.max
 
 local id, figures = ARGV[1], ARGV[2]
 local now, cost, admitted, ago, recount = struct.unpack('<ddddd', figures)
-if now ~= now then
-  local time = redis.call('TIME')
-  now = time[1] * 1000 + math.floor(time[2] / 1000)
-end
+local server_now = server_clock()
+local client_clock = now == now
+if not client_clock then now = server_now end
 if admitted ~= admitted then admitted = now - ago end
 local count = (#figures - 40) / 34
 local logs = 0
@@ -88,22 +87,21 @@ local function recount_logs()
       local member, score = newest_of_cost(log, key_now - window)
       if member and score < key_now then
         redis.call('ZADD', log, 'XX', key_now, member)
-        local expires = key_now + window
-        expires = expires + (-expires) % 1024
+        local expires = expires_at(key_now, window, server_now, client_clock)
         if state then
           local _, block, s, n, p, e = struct.unpack('<dddddd', state)
           local since = math.huge
           if #state >= 56 then since = struct.unpack('<d', state, 49) end
           if expires > e then
             e = expires
-            redis.call('PEXPIRE', KEYS[i], e - key_now)
+            redis.call('PEXPIREAT', KEYS[i], e)
           end
           -- As long as its hash: a pause may have kept the hash longer than the log's entries.
-          redis.call('PEXPIRE', log, e - key_now)
+          redis.call('PEXPIREAT', log, e)
           redis.call('HSET', KEYS[i], 'v', struct.pack('<ddddddd', key_now, block, s, n, p, e, since))
         else
           -- The log is the truth: decide.lua counts it again, and writes a hash for it.
-          redis.call('PEXPIRE', log, expires - key_now)
+          redis.call('PEXPIREAT', log, expires)
         end
       end
     end

@@ -14,16 +14,14 @@
 --
 -- A tier without state gets a fresh tier's: no counts, full since the key's time, which is its
 -- latest. A tier with state keeps its counts and its latest time (a token bucket refills from
--- it). Every hash lives at least until the block ends, its expiry rounded up to the next 1,024 ms
--- of the key's time as decide.lua rounds it, so that after the pause the key is decided as a
--- fresh one or as its counts say. Logs keep their own expiry: their entries leave no later.
+-- it). Every hash lives at least until the block ends (expiry.lua), so that after the pause the
+-- key is decided as a fresh one or as its counts say. Logs keep their own expiry: their entries leave no later.
 
 local figures = ARGV[1]
 local now, pause = struct.unpack('<dd', figures)
-if now ~= now then
-  local time = redis.call('TIME')
-  now = time[1] * 1000 + math.floor(time[2] / 1000)
-end
+local server_now = server_clock()
+local client_clock = now == now
+if not client_clock then now = server_now end
 local count = (#figures - 40) / 34
 
 -- The key's time never runs backwards, and its block is the latest any tier holds.
@@ -39,7 +37,7 @@ for i = 1, count do
   end
 end
 if now + pause > blocked_until then blocked_until = now + pause end
-local expires = blocked_until + (-blocked_until) % 1024
+local expires = expires_at(now, blocked_until - now, server_now, client_clock)
 
 for i = 1, count do
   local state = states[i]
@@ -53,6 +51,6 @@ for i = 1, count do
   local expire = expires > e
   if expire then e = expires end
   redis.call('HSET', KEYS[i], 'v', struct.pack('<ddddddd', latest, blocked_until, s, n, p, e, since))
-  if expire then redis.call('PEXPIRE', KEYS[i], e - now) end
+  if expire then redis.call('PEXPIREAT', KEYS[i], e) end
 end
 return 1

@@ -3,7 +3,9 @@
 -- all instances counted: the sync of LocalSyncRateLimitStore. The counters are those of
 -- decide.lua, so instances syncing and instances deciding here share one limit. A sync sent again
 -- (its answer was lost) is recognised by its instance and sequence, and adds and takes off nothing
--- the second time, even when it arrives after a later sync of the instance.
+-- the second time, even when it arrives after a later sync of the instance. A sync never moves
+-- the key's time: counts of a window later than the key's current one (the instance's clock ran
+-- ahead of the key's) were made now, and count in the current window.
 --
 -- KEYS[i]      tier i's state, a hash, as for decide.lua; it also keeps, per instance, the
 --              highest sequence of the instance's syncs added to it
@@ -16,11 +18,10 @@
 -- Returns {now ms, then for each tier: its window start, count, previous window's count}.
 
 local max = math.max
-local now = tonumber(ARGV[1])
-if not now then
-  local time = redis.call('TIME')
-  now = time[1] * 1000 + math.floor(time[2] / 1000)
-end
+local server_now = server_clock()
+local client_clock = ARGV[1] ~= ''
+local now = server_now
+if client_clock then now = tonumber(ARGV[1]) end
 local field = 'q' .. ARGV[2]
 local sequence = tonumber(ARGV[3])
 local reply = { now }
@@ -34,8 +35,8 @@ for i = 1, #KEYS do
     latest, block, s, n, p, e = struct.unpack('<dddddd', state[1])
     if #state[1] >= 56 then since = struct.unpack('<d', state[1], 49) end
   end
-  -- The key's time never runs backwards, and never stays behind a window an instance counted in.
-  local at = max(now, latest, start)
+  -- The key's time never runs backwards.
+  local at = max(now, latest)
   local current = at - at % window
   if not s then
     s = current
@@ -52,19 +53,21 @@ for i = 1, #KEYS do
     if start == s then
       n = max(0, n + added - back)
       if sliding then p = max(0, p + added_before - back_before) end
+    elseif start > s then
+      n = max(0, n + added + added_before - back - back_before)
     elseif sliding and start == s - window then
       p = max(0, p + added - back)
     end
   end
   -- As decide.lua: a fixed window matters until its end, a sliding one until the end of the
   -- next; the expiry only ever moves later.
-  local expires = s + (sliding and 2 or 1) * window
+  local expires = expires_at(at, s + (sliding and 2 or 1) * window - at, server_now, client_clock)
   local later = expires > e
   if later then e = expires end
   -- The highest sequence: a copy of an older sync arriving late must not let a later one count again.
   redis.call('HSET', KEYS[i], 'v', struct.pack('<ddddddd', at, block, s, n, p, e, since), field,
              max(sequence, added_up_to))
-  if later then redis.call('PEXPIRE', KEYS[i], expires - at) end
+  if later then redis.call('PEXPIREAT', KEYS[i], expires) end
   reply[#reply + 1] = s
   reply[#reply + 1] = n
   reply[#reply + 1] = p

@@ -10,6 +10,8 @@ import static java.time.Duration.ofSeconds;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.CountSyncStore.Sync;
+import dev.sluice.CountSyncStore.WindowCounts;
 import dev.sluice.Decision;
 import dev.sluice.ForwardingRateLimitStore;
 import dev.sluice.RateLimitStore;
@@ -87,7 +89,8 @@ class RedissonRateLimitStoreTest {
 
     /**
      * The key expires once its state no longer matters, {@code needed} ms from now, rounded up to
-     * the next 1,024 ms; a second is left for the test's own calls.
+     * the next 1,024 ms; a second is left for the test's own calls. With a client's clock, which
+     * Redis's expiry cannot follow, it is kept at least ten minutes.
      */
     private void assertExpiresAfter(String key, long needed) {
         assertThat(client.getKeys().remainTimeToLive(key)).as("TTL of %s", key).isBetween(needed - 1_000, needed + 1_024);
@@ -95,7 +98,7 @@ class RedissonRateLimitStoreTest {
 
     @Test
     void keepsEveryTierOfAKeyUnderOneHashTagAndEveryKeyExpires() {
-        RedissonRateLimitStore store = clientClockStore();
+        RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).timeout(RedisClients.PATIENT).build();
         List<Tier> tiers = List.of(
                 Tier.of(1, ofMinutes(1), FIXED_WINDOW),
                 Tier.of(5, ofMinutes(1), SLIDING_WINDOW),
@@ -110,13 +113,44 @@ class RedissonRateLimitStoreTest {
                 "sluice:{otp:10.0.0.1}:sl10000",
                 "sluice:{otp:10.0.0.1}:sl10000:log",
                 "sluice:{otp:10.0.0.1}:tb10000");
-        // Each TTL is what the state still needs: the window's end, the newest entry, the refill,
-        // rounded up to the next 1,024 ms of the key's time.
-        assertExpiresAfter("sluice:{otp:10.0.0.1}:fw60000", 30_000);
-        assertExpiresAfter("sluice:{otp:10.0.0.1}:sw60000", 90_000);
+        // Each TTL is what the state still needs on the server's clock: the window's end, the newest
+        // entry, the refill, rounded up to the next 1,024 ms.
+        long now = serverMillis();
+        assertExpiresAfter("sluice:{otp:10.0.0.1}:fw60000",
+                server.tierState("sluice:{otp:10.0.0.1}:fw60000", "s") + 60_000 - now);
+        assertExpiresAfter("sluice:{otp:10.0.0.1}:sw60000",
+                server.tierState("sluice:{otp:10.0.0.1}:sw60000", "s") + 120_000 - now);
         assertExpiresAfter("sluice:{otp:10.0.0.1}:sl10000", 10_000);
         assertExpiresAfter("sluice:{otp:10.0.0.1}:sl10000:log", 10_000);
         assertExpiresAfter("sluice:{otp:10.0.0.1}:tb10000", 4_000);
+    }
+
+    /**
+     * A client's clock may stand still while Redis counts expiry down in real time: a state the
+     * key's time still needs must not be gone when the next call comes, whatever time passed
+     * for Redis. Every script keeps what it writes at least ten minutes, down to a state of a
+     * millisecond's window whose end is a millisecond before a 1,024 ms step.
+     */
+    @Test
+    void aClientClockThatStandsStillKeepsEveryStateItWritesTenMinutes() {
+        MutableClock stillClock = new MutableClock(Instant.ofEpochMilli((clock.millis() / 1_024 + 1) * 1_024 - 2));
+        RedissonRateLimitStore store = clientClockStore(stillClock);
+        List<Tier> tiers = List.of(
+                Tier.of(5, ofSeconds(1), FIXED_WINDOW),
+                Tier.of(Tier.MAX_LIMIT_TIMES_WINDOW_MILLIS, Duration.ofMillis(1), SLIDING_WINDOW),
+                Tier.of(5, ofSeconds(1), SLIDING_LOG),
+                Tier.of(5, ofSeconds(1), TOKEN_BUCKET));
+        store.tryAcquire("decided", tiers, 1);
+        store.pause("paused", tiers, Duration.ofMillis(1));
+        store.sync("synced", tiers.subList(0, 1), new Sync("instance", 1,
+                List.of(new WindowCounts(stillClock.millis() / 1_000 * 1_000, 1, 0)))).toCompletableFuture().join();
+
+        List<String> keys = client.getKeys().getKeysStream().toList();
+        assertThat(keys).hasSize(5 + 4 + 1);
+        for (String key : keys) {
+            assertThat(client.getKeys().remainTimeToLive(key)).as("TTL of %s", key)
+                    .isGreaterThan(ofMinutes(10).minusSeconds(1).toMillis());
+        }
     }
 
     @Test
@@ -137,21 +171,23 @@ class RedissonRateLimitStoreTest {
 
     @Test
     void aBusyKeyMovesItsExpiryAboutOnceASecond() {
-        MutableClock ownClock = new MutableClock(clock.instant());
-        RedissonRateLimitStore store = clientClockStore(ownClock);
-        List<Tier> bucket = List.of(Tier.of(1_000, ofSeconds(1), TOKEN_BUCKET));
+        RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).timeout(RedisClients.PATIENT).build();
+        List<Tier> bucket = List.of(Tier.of(1_000_000, ofSeconds(1), TOKEN_BUCKET));
         server.cli("CONFIG", "RESETSTAT");
 
-        // Every call moves the bucket's end 10 ms later; Redis hears of it about once a second.
-        for (int i = 0; i < 100; i++) {
+        // Every call moves the bucket's end with the server's clock; Redis hears of it about once a second.
+        long start = serverMillis();
+        int calls = 0;
+        while (serverMillis() - start < 1_100) {
             store.tryAcquire("busy", bucket, 1);
-            ownClock.advance(Duration.ofMillis(10));
+            calls++;
         }
 
         Map<String, String> stats = client.getRedisNodes(RedisNodes.SINGLE).getInstance()
                 .info(RedisNode.InfoSection.COMMANDSTATS);
-        long expiries = Long.parseLong(stats.get("cmdstat_pexpire").replaceAll("^calls=(\\d+),.*", "$1"));
-        assertThat(expiries).as("PEXPIRE calls in 100 decisions over 1 s").isBetween(1L, 3L);
+        long expiries = Long.parseLong(stats.get("cmdstat_pexpireat").replaceAll("^calls=(\\d+),.*", "$1"));
+        assertThat(calls).as("decisions in 1.1 s").isGreaterThan(10);
+        assertThat(expiries).as("PEXPIREAT calls in %d decisions over 1.1 s", calls).isBetween(1L, 3L);
     }
 
     @Test
@@ -300,7 +336,7 @@ class RedissonRateLimitStoreTest {
         assertThat(stats).containsKey("cmdstat_evalsha");
         assertThat(stats.get("cmdstat_evalsha")).startsWith("calls=50,");
         // Commands the script runs are counted too; apart from them the client sent nothing.
-        Set<String> insideTheScript = Set.of("get", "set", "del", "hget", "hmget", "hset", "pexpire", "exists",
+        Set<String> insideTheScript = Set.of("get", "set", "del", "hget", "hmget", "hset", "pexpireat", "exists",
                 "zadd", "zcard", "zrange", "zrangebyscore", "zremrangebyscore", "zpopmin", "time", "pttl");
         assertThat(stats.keySet()).allMatch(command -> command.equals("cmdstat_evalsha")
                 || command.startsWith("cmdstat_config") || command.equals("cmdstat_ping")
@@ -504,23 +540,25 @@ class RedissonRateLimitStoreTest {
 
     /**
      * A pause keeps a log's hash past the log's entries; a call recounted then keeps the log as
-     * long as its hash, which outlives the entry (the test's clock moves, Redis's does not: the
-     * TTLs count from the pause).
+     * long as its hash, which outlives the entry.
      */
     @Test
     void aRecountedLogLivesUntilItsEntryLeavesAfterAPause() {
-        MutableClock clock = new MutableClock(this.clock.instant());
-        RedissonRateLimitStore store = clientClockStore(clock);
+        RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).timeout(RedisClients.PATIENT).build();
         List<Tier> log = List.of(Tier.of(3, ofSeconds(10), SLIDING_LOG));
         assertThat(store.tryAcquire("partner", log, 1).allowed()).isTrue();
+        long admitted = client.getScoredSortedSet("sluice:{partner}:sl10000:log", StringCodec.INSTANCE).firstScore()
+                .longValue();
         store.pause("partner", log, ofMinutes(10));
         assertExpiresAfter("sluice:{partner}:sl10000:log", 10_000);
-        clock.advance(ofSeconds(8));
+        // A recount moves the entry to a later millisecond of the server's clock.
+        while (serverMillis() <= admitted) {
+            Thread.onSpinWait();
+        }
 
-        store.recount("partner", log, 1, ofSeconds(8));
+        store.recount("partner", log, 1, Duration.ZERO);
         assertExpiresAfter("sluice:{partner}:sl10000", ofMinutes(10).toMillis());
-        // Until the hash's end in the key's time, which the test's clock moved 8 s closer.
-        assertExpiresAfter("sluice:{partner}:sl10000:log", ofMinutes(10).minusSeconds(8).toMillis());
+        assertExpiresAfter("sluice:{partner}:sl10000:log", ofMinutes(10).toMillis());
     }
 
     /** The call, then {@code newer} calls a millisecond later: the call is given back if it is among the 1,024 newest. */

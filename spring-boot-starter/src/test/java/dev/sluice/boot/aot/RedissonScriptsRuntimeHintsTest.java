@@ -15,7 +15,7 @@ class RedissonScriptsRuntimeHintsTest {
         RuntimeHints hints = new RuntimeHints();
         new RedissonScriptsRuntimeHints().registerHints(hints, getClass().getClassLoader());
 
-        for (String script : new String[] {"decide.lua", "give-back.lua", "pause.lua", "sync.lua"}) {
+        for (String script : new String[] {"expiry.lua", "decide.lua", "give-back.lua", "pause.lua", "sync.lua"}) {
             assertThat(getClass().getClassLoader().getResource("dev/sluice/redisson/" + script)).as(script).isNotNull();
             assertThat(RuntimeHintsPredicates.resource().forResource("dev/sluice/redisson/" + script))
                     .as(script).accepts(hints);

@@ -2,6 +2,7 @@ package dev.sluice;
 
 import dev.sluice.annotation.FailurePolicy;
 import dev.sluice.annotation.OnLimit;
+import dev.sluice.internal.LocalAdmissions;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -92,6 +93,8 @@ public final class RateLimiter {
     private final Predicate<Throwable> isOutage;
     private final StoreFailureLog failureLog;
     private volatile @Nullable RateLimitStore fallbackStore;
+    /** The calls the fallback store admitted: their permits go back to it, not to the store. */
+    private final LocalAdmissions fallbackAdmissions;
     private final RateLimitListener[] listeners;
     /** The unknown plans logged so far, a few at most. */
     private final Set<String> loggedPlans = ConcurrentHashMap.newKeySet();
@@ -126,6 +129,7 @@ public final class RateLimiter {
         this.inMemoryObserver = observers.size() == 1 ? observers.get(0) : new Observers(observers);
         this.failureLog = new StoreFailureLog(name, onStoreFailure, clock);
         this.fallbackStore = builder.fallbackStore;
+        this.fallbackAdmissions = new LocalAdmissions(clock);
     }
 
     /**
@@ -315,7 +319,13 @@ public final class RateLimiter {
                 yield new Decision(true, tightest.limit(), tightest.limit() - cost, Duration.ZERO, Duration.ZERO,
                         tightest.window());
             }
-            case LOCAL_FALLBACK -> fallbackStore().tryAcquire(storeKey, tiers, cost);
+            case LOCAL_FALLBACK -> {
+                Decision decision = fallbackStore().tryAcquire(storeKey, tiers, cost);
+                if (decision.allowed()) {
+                    fallbackAdmissions.admitted(storeKey, cost);
+                }
+                yield decision;
+            }
             case FAIL_CLOSED -> throw StoreUnavailableException.of(name, failure, storeKey);
         };
     }
@@ -716,11 +726,14 @@ public final class RateLimiter {
     /**
      * Gives back the permits of a call this limiter admitted, as if it had not been made (see
      * {@link RateLimitStore#giveBack}), with the tiers its plan has now: how a call counted
-     * before it ran is let off once its outcome says it does not count. A store that cannot be
-     * reached is a store failure as for decisions (listeners hear of it), but the
-     * call never fails: under {@link FailurePolicy#LOCAL_FALLBACK} the permits go back to the
-     * local fallback store, which decided the call if the store was down then too; otherwise the
-     * call stays counted, the strict side.
+     * before it ran is let off once its outcome says it does not count. The permits go back
+     * where they were taken: to the local fallback store for a call it admitted while the store
+     * could not be reached (found by its key, cost and {@code admittedAt}, within a second of when
+     * it decided), to the store for any other. A store that cannot be reached is a store failure
+     * as for decisions (listeners hear of it), but the call never fails: under
+     * {@link FailurePolicy#LOCAL_FALLBACK} the permits go back to the local fallback store, which
+     * decided the call if the store was down then too; otherwise the call stays counted, the
+     * strict side.
      *
      * @param key        the key, as given when the call was admitted
      * @param cost       the permits the call took
@@ -734,6 +747,11 @@ public final class RateLimiter {
         String storeKey = storeKey(key);
         List<Tier> tiers = tiersOf(plan).list;
         Duration ago = since(admittedAt);
+        RateLimitStore admittedBy = admittedBy(storeKey, cost, admittedAt);
+        if (admittedBy != null) {
+            admittedBy.giveBack(storeKey, tiers, cost, ago);
+            return;
+        }
         change(store -> store.giveBack(storeKey, tiers, cost, ago), false);
     }
 
@@ -751,6 +769,10 @@ public final class RateLimiter {
         String storeKey = storeKey(key);
         List<Tier> tiers = tiersOf(plan).list;
         Duration ago = since(admittedAt);
+        RateLimitStore admittedBy = admittedBy(storeKey, cost, admittedAt);
+        if (admittedBy != null) {
+            return admittedBy.giveBackAsync(storeKey, tiers, cost, ago);
+        }
         return changeAsync(store -> store.giveBackAsync(storeKey, tiers, cost, ago),
                 store -> store.giveBack(storeKey, tiers, cost, ago), false);
     }
@@ -770,10 +792,11 @@ public final class RateLimiter {
      * {@link RateLimitStore#pause}): how calls to a partner that answered "come back later"
      * ({@code Retry-After}) wait until then instead of being sent. The key's calls are rejected
      * as under a block, with the time left as {@code retryAfter}; a longer block or pause in
-     * place holds. A store that cannot be reached is a store failure as for decisions (listeners
-     * hear of it), but the call never fails: under {@link FailurePolicy#LOCAL_FALLBACK} the local
-     * fallback store, which decides while the store is down, pauses the key; otherwise the pause
-     * is lost, as the store cannot hold it.
+     * place holds. The local fallback store, if this limiter has made one, pauses the key too:
+     * it decides whenever the store fails. A store that cannot be reached is a store failure as
+     * for decisions (listeners hear of it), but the call never fails: under
+     * {@link FailurePolicy#LOCAL_FALLBACK} the local fallback store pauses the key; otherwise the
+     * pause is lost, as the store cannot hold it.
      *
      * @param key      the key, as given to {@link #tryAcquire(String)}
      * @param plan     the plan whose tiers are paused; {@code null} for the default tiers
@@ -787,6 +810,11 @@ public final class RateLimiter {
         List<Tier> tiers = tiersOf(plan).list;
         Objects.requireNonNull(duration, "duration");
         change(store -> store.pause(storeKey, tiers, duration), true);
+        RateLimitStore local = fallbackStore;
+        if (local != null) {
+            // The fallback store decides whenever the store fails: it holds the pause too.
+            local.pause(storeKey, tiers, duration);
+        }
     }
 
     /**
@@ -803,7 +831,13 @@ public final class RateLimiter {
         List<Tier> tiers = tiersOf(plan).list;
         Objects.requireNonNull(duration, "duration");
         return changeAsync(store -> store.pauseAsync(storeKey, tiers, duration),
-                store -> store.pause(storeKey, tiers, duration), true);
+                store -> store.pause(storeKey, tiers, duration), true).thenRun(() -> {
+                    RateLimitStore local = fallbackStore;
+                    if (local != null) {
+                        // The fallback store decides whenever the store fails: it holds the pause too.
+                        local.pause(storeKey, tiers, duration);
+                    }
+                });
     }
 
     /**
@@ -821,10 +855,12 @@ public final class RateLimiter {
      * {@link RateLimitStore#recount}), with the tiers its plan has now: how a limiter of calls to
      * a partner that counts each call when it arrives keeps its sliding logs in step with the
      * partner's, by recounting each call when its answer comes. Other algorithms keep their
-     * counts. A store that cannot be reached is a store failure as for decisions (listeners hear
-     * of it), but the call never fails: under {@link FailurePolicy#LOCAL_FALLBACK} the call is
-     * recounted by the local fallback store, which decided it if the store was down then too;
-     * otherwise it stays counted from when it was admitted.
+     * counts. A call the local fallback store admitted is recounted there, as
+     * {@link #giveBack} finds it. A store that cannot be reached is a store failure as for
+     * decisions (listeners hear of it), but the call never fails: under
+     * {@link FailurePolicy#LOCAL_FALLBACK} the call is recounted by the local fallback store,
+     * which decided it if the store was down then too; otherwise it stays counted from when it
+     * was admitted.
      *
      * @param key        the key, as given when the call was admitted
      * @param cost       the permits the call took
@@ -838,6 +874,11 @@ public final class RateLimiter {
         String storeKey = storeKey(key);
         List<Tier> tiers = tiersOf(plan).list;
         Duration ago = since(admittedAt);
+        RateLimitStore admittedBy = admittedBy(storeKey, cost, admittedAt);
+        if (admittedBy != null) {
+            admittedBy.recount(storeKey, tiers, cost, ago);
+            return;
+        }
         change(store -> store.recount(storeKey, tiers, cost, ago), false);
     }
 
@@ -855,6 +896,10 @@ public final class RateLimiter {
         String storeKey = storeKey(key);
         List<Tier> tiers = tiersOf(plan).list;
         Duration ago = since(admittedAt);
+        RateLimitStore admittedBy = admittedBy(storeKey, cost, admittedAt);
+        if (admittedBy != null) {
+            return admittedBy.recountAsync(storeKey, tiers, cost, ago);
+        }
         return changeAsync(store -> store.recountAsync(storeKey, tiers, cost, ago),
                 store -> store.recount(storeKey, tiers, cost, ago), false);
     }
@@ -877,6 +922,16 @@ public final class RateLimiter {
             }
         }
         return true;
+    }
+
+    /**
+     * The fallback store, when it admitted the call (while the store could not be reached): its
+     * permits go back there, never to the store, which did not count it. {@code null} for a call
+     * the store admitted.
+     */
+    private @Nullable RateLimitStore admittedBy(String storeKey, long cost, Instant admittedAt) {
+        RateLimitStore local = fallbackStore;
+        return local != null && fallbackAdmissions.taken(storeKey, cost, admittedAt.toEpochMilli()) ? local : null;
     }
 
     private Duration since(Instant admittedAt) {

@@ -24,6 +24,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * What a limiter does when it changes what its store holds for a key outside a decision (gives
@@ -257,12 +258,42 @@ class RateLimiterStoreChangesTest {
         int[] failuresBefore = new int[1];
 
         makeChanges(change, limiter, () -> failuresBefore[0] = failures.size());
-        assertThat(failures).as("the changes heard as store failures").hasSize(failuresBefore[0] + 2);
+        // The permits of a call the fallback store admitted go back there without asking the store.
+        assertThat(failures).as("the changes heard as store failures")
+                .hasSize(failuresBefore[0] + (change == Change.PAUSE ? 2 : 0));
         assertThat(KEYS).allSatisfy(key -> assertThat(change.shows(limiter, key)).as("decided by the fallback store")
                 .isTrue());
 
         store.up = true;
         assertThat(memory.estimatedKeyCount()).as("keys the store itself holds").isZero();
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void aCallTheFallbackStoreAdmittedIsGivenBackThereAndNeverToTheStore(boolean async) {
+        SwitchableStore store = new SwitchableStore(memory);
+        RateLimiter limiter = RateLimiter.builder().name("wrong-codes").store(store).clock(clock)
+                .tier(Tier.of(5, ofMinutes(1), FIXED_WINDOW)).onStoreFailure(FailurePolicy.LOCAL_FALLBACK).build();
+        for (int i = 0; i < 3; i++) {
+            assertThat(limiter.tryAcquire("phone").allowed()).isTrue();
+        }
+        store.up = false;
+        millis.addAndGet(10);
+        Instant admittedAt = clock.instant();
+        assertThat(limiter.tryAcquire("phone").allowed()).as("admitted by the fallback store").isTrue();
+        store.up = true;
+        millis.addAndGet(10);
+
+        if (async) {
+            limiter.giveBackAsync("phone", 1, null, admittedAt).toCompletableFuture().join();
+        } else {
+            limiter.giveBack("phone", 1, null, admittedAt);
+        }
+
+        assertThat(limiter.tryAcquire("phone").remaining()).as("what the store has left after a fourth call")
+                .isEqualTo(1);
+        assertThat(limiter.tryAcquire("phone").allowed()).isTrue();
+        assertThat(limiter.tryAcquire("phone").allowed()).as("a sixth call of the store").isFalse();
     }
 
     @ParameterizedTest

@@ -13,6 +13,7 @@ import dev.sluice.StoreUnavailableException;
 import dev.sluice.Tier;
 import dev.sluice.annotation.Algorithm;
 import dev.sluice.internal.Ago;
+import dev.sluice.internal.LocalAdmissions;
 import dev.sluice.internal.StoreKeys;
 import java.io.IOException;
 import java.io.InputStream;
@@ -123,6 +124,8 @@ public final class RedissonRateLimitStore implements CountSyncStore {
     private final ScriptPipeline pipeline;
     private final OverloadPolicy onOverload;
     private volatile @Nullable InMemoryRateLimitStore overloadStore;
+    /** The calls the overload store admitted: their permits go back to it, not to Redis. */
+    private final LocalAdmissions overloadAdmissions;
     private final RKeys redisKeys;
     private final String keyPrefix;
     private final @Nullable KeyHasher keyHasher;
@@ -151,6 +154,7 @@ public final class RedissonRateLimitStore implements CountSyncStore {
         this.pipeline = new ScriptPipeline(builder.client, scripts, SCRIPT, SCRIPT_SHA, breaker, serverClock, redis,
                 new ScriptPipeline.Settings(builder.batchSize, builder.maxQueued, builder.maxQueueWait, builder.timeout));
         this.onOverload = builder.onOverload;
+        this.overloadAdmissions = new LocalAdmissions(clock != null ? clock : InstantSource.system());
         // Connect and load the script now, so that the first decisions wait for neither.
         warmUp();
     }
@@ -171,7 +175,7 @@ public final class RedissonRateLimitStore implements CountSyncStore {
         try {
             return decide(call(key, tiers, cost, 0), this::decision);
         } catch (StoreOverloadedException e) {
-            return overloadStore(e).tryAcquire(key, tiers, cost);
+            return admittedLocally(key, cost, overloadStore(e).tryAcquire(key, tiers, cost));
         }
     }
 
@@ -180,7 +184,8 @@ public final class RedissonRateLimitStore implements CountSyncStore {
         return decideAsync(() -> {
             RateLimitStore.check(this, key, tiers, cost);
             return call(key, tiers, cost, 0);
-        }, this::decision, local -> local.tryAcquireAsync(key, tiers, cost));
+        }, this::decision, local -> local.tryAcquireAsync(key, tiers, cost)
+                .thenApply(decision -> admittedLocally(key, cost, decision)));
     }
 
     /**
@@ -193,7 +198,9 @@ public final class RedissonRateLimitStore implements CountSyncStore {
         try {
             return decide(call(key, tiers, cost, maxWait.toMillis()), this::reservation);
         } catch (StoreOverloadedException e) {
-            return overloadStore(e).reserve(key, tiers, cost, maxWait);
+            Reservation reservation = overloadStore(e).reserve(key, tiers, cost, maxWait);
+            admittedLocally(key, cost, reservation.decision());
+            return reservation;
         }
     }
 
@@ -202,7 +209,11 @@ public final class RedissonRateLimitStore implements CountSyncStore {
         return decideAsync(() -> {
             RateLimitStore.check(this, key, tiers, cost, maxWait);
             return call(key, tiers, cost, maxWait.toMillis());
-        }, this::reservation, local -> local.reserveAsync(key, tiers, cost, maxWait));
+        }, this::reservation, local -> local.reserveAsync(key, tiers, cost, maxWait)
+                .thenApply(reservation -> {
+                    admittedLocally(key, cost, reservation.decision());
+                    return reservation;
+                }));
     }
 
     /**
@@ -233,6 +244,23 @@ public final class RedissonRateLimitStore implements CountSyncStore {
                     ? local.apply(overloadStore(overloaded)).toCompletableFuture()
                     : CompletableFuture.failedFuture(cause);
         }));
+    }
+
+    /** Remembers a call the overload store admitted, whose permits go back there. */
+    private Decision admittedLocally(String key, long cost, Decision decision) {
+        if (decision.allowed()) {
+            overloadAdmissions.admitted(key, cost);
+        }
+        return decision;
+    }
+
+    /**
+     * The overload store, when it admitted the call (the queue was full): its permits go back
+     * there, never to Redis, which did not count it. {@code null} for a call Redis admitted.
+     */
+    private @Nullable RateLimitStore admittedBy(String key, long cost, Duration ago) {
+        InMemoryRateLimitStore local = overloadStore;
+        return local != null && overloadAdmissions.taken(key, cost, ago) ? local : null;
     }
 
     /**
@@ -328,6 +356,11 @@ public final class RedissonRateLimitStore implements CountSyncStore {
     @Override
     public void giveBack(String key, List<Tier> tiers, long cost, Duration ago) {
         RateLimitStore.check(this, key, tiers, cost);
+        RateLimitStore admittedBy = admittedBy(key, cost, ago);
+        if (admittedBy != null) {
+            admittedBy.giveBack(key, tiers, cost, ago);
+            return;
+        }
         List<Object> keys = keys(key, tiers);
         Object[] arguments = giveBackArguments(tiers, cost, Ago.millis(ago));
         redis.callAndWait(keys, () -> send(GIVE_BACK_SCRIPT, keys, arguments), given -> { }, given -> null);
@@ -339,6 +372,10 @@ public final class RedissonRateLimitStore implements CountSyncStore {
         Object[] arguments;
         try {
             RateLimitStore.check(this, key, tiers, cost);
+            RateLimitStore admittedBy = admittedBy(key, cost, ago);
+            if (admittedBy != null) {
+                return admittedBy.giveBackAsync(key, tiers, cost, ago);
+            }
             keys = keys(key, tiers);
             arguments = giveBackArguments(tiers, cost, Ago.millis(ago));
         } catch (RuntimeException e) {
@@ -367,9 +404,18 @@ public final class RedissonRateLimitStore implements CountSyncStore {
         if (duration.isNegative() || duration.isZero()) {
             return;
         }
+        pausedLocally(key, tiers, duration);
         List<Object> keys = keys(key, tiers);
         Object[] arguments = pauseArguments(tiers, duration);
         redis.callAndWait(keys, () -> send(PAUSE_SCRIPT, keys, arguments), paused -> { }, paused -> null);
+    }
+
+    /** The overload store, if calls have needed it, decides whenever the queue is full: it holds pauses too. */
+    private void pausedLocally(String key, List<Tier> tiers, Duration duration) {
+        InMemoryRateLimitStore local = overloadStore;
+        if (local != null) {
+            local.pause(key, tiers, duration);
+        }
     }
 
     @Override
@@ -381,6 +427,7 @@ public final class RedissonRateLimitStore implements CountSyncStore {
             if (duration.isNegative() || duration.isZero()) {
                 return CompletableFuture.completedFuture(null);
             }
+            pausedLocally(key, tiers, duration);
             keys = keys(key, tiers);
             arguments = pauseArguments(tiers, duration);
         } catch (RuntimeException e) {
@@ -413,6 +460,11 @@ public final class RedissonRateLimitStore implements CountSyncStore {
     public void recount(String key, List<Tier> tiers, long cost, Duration ago) {
         RateLimitStore.check(this, key, tiers, cost);
         long agoMillis = Ago.millis(ago);
+        RateLimitStore admittedBy = admittedBy(key, cost, ago);
+        if (admittedBy != null) {
+            admittedBy.recount(key, tiers, cost, ago);
+            return;
+        }
         if (!logged(tiers)) {
             return;
         }
@@ -428,6 +480,10 @@ public final class RedissonRateLimitStore implements CountSyncStore {
         try {
             RateLimitStore.check(this, key, tiers, cost);
             long agoMillis = Ago.millis(ago);
+            RateLimitStore admittedBy = admittedBy(key, cost, ago);
+            if (admittedBy != null) {
+                return admittedBy.recountAsync(key, tiers, cost, ago);
+            }
             if (!logged(tiers)) {
                 return CompletableFuture.completedFuture(null);
             }

@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.sluice.Decision;
+import dev.sluice.OverloadPolicy;
 import dev.sluice.RateLimiter;
 import dev.sluice.StoreCircuitBreaker;
 import dev.sluice.StoreOverloadedException;
@@ -25,6 +26,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -132,6 +134,28 @@ class RedissonRateLimitStoreOutageTest {
         // Held back, not lost: each ran once when Redis went on.
         RedisCluster.await("the held-back give-backs to run", () -> stored("k") == 1);
         assertThat(stored("k")).isEqualTo(1);
+    }
+
+    @Test
+    void aCallDecidedInThisJvmWhenTheQueueWasFullIsGivenBackHereAndNeverToRedis() {
+        RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).timeout(RedisClients.PATIENT)
+                .maxQueued(1).onOverload(OverloadPolicy.LOCAL_FALLBACK).build();
+        assertThat(store.tryAcquire("k", TIERS, 3).allowed()).isTrue();
+        List<CompletableFuture<Decision>> sent = new ArrayList<>();
+        long[] decidedHere = new long[1];
+
+        pauseWhile(ofSeconds(10), () -> {
+            // Two script calls in flight and one decision queued: the next is decided in this JVM.
+            for (int i = 0; i < 3; i++) {
+                sent.add(store.tryAcquireAsync("k", TIERS, 1).toCompletableFuture());
+            }
+            assertThat(store.tryAcquire("k", TIERS, 1).allowed()).as("decided in this JVM").isTrue();
+            decidedHere[0] = System.nanoTime();
+        });
+        assertThat(sent).allSatisfy(decision -> assertThat(decision.join().allowed()).isTrue());
+
+        store.giveBack("k", TIERS, 1, Duration.ofNanos(System.nanoTime() - decidedHere[0]));
+        assertThat(stored("k")).as("permits Redis holds: its own six calls").isEqualTo(6);
     }
 
     @Test

@@ -23,7 +23,10 @@ public interface CountSyncStore extends RateLimitStore {
     /**
      * Adds one instance's counts to the key's window counters, and takes off what it gave back,
      * unless this instance's sync of this sequence was taken already, and answers every tier's
-     * counts afterwards. Counts never go below zero.
+     * counts afterwards. Counts never go below zero. A sync never moves the store's time: counts
+     * of a window later than the store's current one (the instance's clock ran ahead) were made
+     * now, and are added to the current window; counts of a window the store no longer counts
+     * are not added.
      *
      * @param key   the key, already qualified by the limiter's name and bounded as every store
      *              bounds keys (so that an instance holds no long key for its syncs): a key longer

@@ -1,5 +1,7 @@
 package dev.sluice;
 
+import static java.util.concurrent.TimeUnit.NANOSECONDS;
+
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.RemovalCause;
@@ -12,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -49,7 +52,15 @@ import org.jspecify.annotations.Nullable;
  * instances that is 600 + 2 × 10 = 620. An instance learns of calls other instances admitted (and
  * of their rejections: a key at its limit) at its next sync of the key, within one interval or as
  * soon as its share is spent. A key's first call on an instance waits for one sync, so that it
- * starts from the shared counts.
+ * starts from the shared counts, and so does a call that finds the key not synced for two
+ * intervals.
+ *
+ * <p><strong>Time.</strong> Each instance decides in the store's windows, with its clock moved
+ * to the store's time by an offset measured at every sync, its round trip timed on the JVM's
+ * monotonic timer. A clock set back or forward (an NTP step, a resumed VM) is taken up again by
+ * the next sync, which the next call of a key waits for: the first sync whose measure the offset
+ * in use cannot explain replaces it. A sync never moves the store's time: what an instance ahead
+ * of it counted is counted in the store's current window.
  *
  * <p><strong>Algorithms.</strong> {@code FIXED_WINDOW} and {@code SLIDING_WINDOW}: their counts
  * add up across instances. Not {@code SLIDING_LOG}, whose exactness is the point of it (its log
@@ -97,6 +108,11 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
      * pass, so that keys synced together do not all come due, and time out, together.
      */
     private static final int PERIODIC_SYNCS_IN_FLIGHT = 64;
+    /**
+     * How far a key's time may run ahead of this instance's reading of the store's time before the
+     * key is taken to have followed a clock that was set forward: more than the reading's error.
+     */
+    private static final long AHEAD_TOLERANCE_MILLIS = 1_000;
     /** Returned by a decision made on a key dropped meanwhile: decide again. */
     private static final CompletableFuture<Boolean> DECIDE_AGAIN = CompletableFuture.completedFuture(true);
 
@@ -108,10 +124,11 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
     private final AtomicLong sequence = new AtomicLong();
     private final Cache<String, LocalKey> keys;
     /**
-     * Keys dropped from {@link #keys} while what they counted had not reached the store yet: synced
-     * as the keys held are, until it has. At most {@link Builder#maximumKeys} of them.
+     * Keys dropped from {@link #keys} while what they counted had not reached the store yet, by
+     * key: synced as the keys held are, until it has, and taken up again by the key's next call,
+     * so that one key never has two syncs under way. At most {@link Builder#maximumKeys} of them.
      */
-    private final Set<LocalKey> droppedUnsynced = ConcurrentHashMap.newKeySet();
+    private final Map<String, LocalKey> droppedUnsynced = new ConcurrentHashMap<>();
     private final long maximumKeys;
     private final ScheduledExecutorService background;
     private final LongAdder syncs = new LongAdder();
@@ -119,10 +136,14 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
     private final LongAdder decisionsWhileUnreachable = new LongAdder();
     private final Semaphore periodicSyncs = new Semaphore(PERIODIC_SYNCS_IN_FLIGHT);
     private final AtomicInteger failuresInARow = new AtomicInteger();
-    /** The store's time minus this clock's, from the sync with the shortest round trip (see {@link #sampleOffset}). */
+    /** The store's time minus this clock's, as taken from the best sync (see {@link #sampleOffset}). */
     private volatile long offset;
     private final Object offsetSample = new Object();
+    /** The estimate the offset was taken from, before it was rounded to zero. */
+    private long offsetEstimate;
+    /** The round trip of the sync the offset was taken from, in nanoseconds; {@code Long.MAX_VALUE} before any. */
     private long offsetRoundTrip = Long.MAX_VALUE;
+    /** When that sync was answered, in nanoseconds of the monotonic timer. */
     private long offsetSampledAt;
     /** Whether the latest change of {@link #storeReachable()} was logged as an outage. */
     private final AtomicBoolean loggedUnreachable = new AtomicBoolean();
@@ -138,10 +159,16 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
                 .maximumSize(builder.maximumKeys)
                 .expireAfterAccess(Duration.ofMillis(Math.max(60_000, 2 * intervalMillis)))
                 .executor(Runnable::run)
-                // Reset and clear remove keys explicitly, and drop what was counted; eviction syncs it first.
-                .removalListener((String key, LocalKey local, RemovalCause cause) -> {
+                // Within the eviction, so that no call of the key takes it up again before it is kept apart to sync.
+                .evictionListener((String key, LocalKey local, RemovalCause cause) -> {
                     if (local != null) {
-                        local.dropped(cause.wasEvicted());
+                        local.evicted();
+                    }
+                })
+                // Reset and clear remove keys explicitly, and drop what was counted.
+                .removalListener((String key, LocalKey local, RemovalCause cause) -> {
+                    if (local != null && !cause.wasEvicted()) {
+                        local.removed();
                     }
                 })
                 .build();
@@ -217,10 +244,24 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
     private @Nullable CompletableFuture<Boolean> decide(String key, List<Tier> tiers, long cost,
                                                         KeyState.Outcome outcome, int failedSyncs) {
         // Bounded, as every store keeps keys: an instance holds no caller's megabyte key.
-        LocalKey local = keys.get(StoreKeys.bounded(key), LocalKey::new);
+        LocalKey local = keys.get(StoreKeys.bounded(key), this::takenUp);
         synchronized (local) {
             return local.decide(tiers, cost, outcome, failedSyncs >= FAILED_SYNCS_A_CALL_WAITS_FOR);
         }
+    }
+
+    /**
+     * The key as this instance takes it up: the one dropped from memory before its counts reached
+     * the store, if any, which goes on from where it was, or a new one. A new one beside it would
+     * sync with a later sequence first, and the store would take the dropped one's sync for one
+     * it already has.
+     */
+    private LocalKey takenUp(String key) {
+        LocalKey dropped = droppedUnsynced.remove(key);
+        if (dropped != null && dropped.takenUpAgain()) {
+            return dropped;
+        }
+        return new LocalKey(key);
     }
 
     /**
@@ -232,7 +273,7 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
         RateLimitStore.check(this, key, tiers);
         String bounded = StoreKeys.bounded(key);
         keys.invalidate(bounded);
-        droppedUnsynced.removeIf(local -> local.key.equals(bounded));
+        droppedUnsynced.remove(bounded);
         store.reset(key, tiers);
     }
 
@@ -396,24 +437,36 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
     }
 
     /**
-     * Takes the offset to the store's clock from a sync, if its round trip was the shortest yet:
-     * the store read its clock somewhere within the round trip, so the shorter it is, the better
-     * the estimate. The best round trip is aged by a millisecond a second, so that the offset
-     * follows clocks that drift apart. An offset no larger than the estimate's uncertainty is
-     * taken as none.
+     * Takes the offset to the store's clock from a sync whose round trip, timed on the monotonic
+     * timer from {@code sentAtNanos}, was the shortest yet: the store read its clock somewhere
+     * within the round trip, so the shorter it is, the better the estimate. The best round trip is
+     * aged by a millisecond a second, so that the offset follows clocks that drift apart. A sync
+     * whose estimate the best one's uncertainty cannot explain replaces it, however long its
+     * round trip: this clock or the store's was set since (a step, an NTP correction, a
+     * resumed VM), and the best sample is out of date. An offset no larger than the estimate's
+     * uncertainty is taken as none. Round trips and ages are never read off this clock, which
+     * may step while a sync is on its way.
      */
-    private void sampleOffset(long storeNow, long sentAt, long receivedAt) {
-        long roundTrip = receivedAt - sentAt;
+    private void sampleOffset(long storeNow, long sentAtNanos) {
+        long receivedAtNanos = MonotonicClock.nanos();
+        long receivedAt = clock.millis();
+        long roundTrip = receivedAtNanos - sentAtNanos;
+        // Half the round trip, and a millisecond of rounding, either side of the estimate.
+        long uncertainty = NANOSECONDS.toMillis(roundTrip) / 2 + 1;
+        // The store's clock read storeNow about half a round trip before the answer came.
+        long estimate = storeNow + NANOSECONDS.toMillis(roundTrip) / 2 - receivedAt;
         synchronized (offsetSample) {
-            long aged = offsetRoundTrip == Long.MAX_VALUE ? Long.MAX_VALUE
-                    : offsetRoundTrip + (receivedAt - offsetSampledAt) / 1_000;
-            if (roundTrip <= aged) {
+            boolean first = offsetRoundTrip == Long.MAX_VALUE;
+            long aged = first ? Long.MAX_VALUE : offsetRoundTrip + (receivedAtNanos - offsetSampledAt) / 1_000;
+            boolean contradicted = !first
+                    && Math.abs(estimate - offsetEstimate) > uncertainty + NANOSECONDS.toMillis(aged) / 2 + 1;
+            if (roundTrip <= aged || contradicted) {
                 offsetRoundTrip = roundTrip;
-                offsetSampledAt = receivedAt;
-                long estimate = storeNow - (sentAt + receivedAt) / 2;
-                // Within the estimate's uncertainty (half the round trip, and a millisecond of rounding)
-                // the clocks agree: instances on clocks kept in step then all decide on their own.
-                offset = Math.abs(estimate) <= roundTrip / 2 + 1 ? 0 : estimate;
+                offsetSampledAt = receivedAtNanos;
+                offsetEstimate = estimate;
+                // Within the estimate's uncertainty the clocks agree: instances on clocks kept in step then all
+                // decide on their own.
+                offset = Math.abs(estimate) <= uncertainty ? 0 : estimate;
             }
         }
     }
@@ -424,7 +477,7 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
             long now = now();
             for (LocalKey local : syncable()) {
                 synchronized (local) {
-                    if (local.inFlight == null && now - local.lastSync >= intervalMillis && local.unsynced()) {
+                    if (local.inFlight == null && local.due(now) && local.unsynced()) {
                         local.periodicSync(now);
                     }
                 }
@@ -439,7 +492,7 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
     /** The keys held and those dropped before their counts reached the store. */
     private List<LocalKey> syncable() {
         List<LocalKey> syncable = new ArrayList<>(keys.asMap().values());
-        syncable.addAll(droppedUnsynced);
+        syncable.addAll(droppedUnsynced.values());
         return syncable;
     }
 
@@ -510,7 +563,7 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
             long now = now();
             this.tiers = tiers;
             boolean alone = withoutSync || !storeReachable();
-            if (!alone && (!synced || shareSpent(tiers, cost, now))) {
+            if (!alone && (!synced || stale(now) || shareSpent(tiers, cost, now))) {
                 return inFlight != null ? inFlight : sync(now);
             }
             KeyState counters = counters(tiers.get(0), now);
@@ -518,7 +571,7 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
             if (alone) {
                 decisionsWhileUnreachable.increment();
             }
-            if (inFlight == null && now - lastSync >= intervalMillis) {
+            if (inFlight == null && due(now)) {
                 periodicSync(now);
             }
             return null;
@@ -628,6 +681,25 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
             return added;
         }
 
+        /**
+         * Whether the key has not synced for more than two intervals, by this clock: it was not in
+         * use, or the clock was set back or forward since. Its next call syncs first, so that it
+         * decides with what the other instances counted meanwhile, and in the store's windows.
+         * The caller holds the monitor.
+         */
+        private boolean stale(long now) {
+            return Math.abs(now - lastSync) > 2 * intervalMillis;
+        }
+
+        /**
+         * Whether the key's sync is due on the interval: an interval after the last, or at once
+         * when the clock was set back since, so that the sync takes the clock up again. The caller
+         * holds the monitor.
+         */
+        boolean due(long now) {
+            return now - lastSync >= intervalMillis || lastSync - now > AHEAD_TOLERANCE_MILLIS;
+        }
+
         /** A sync due on the interval, unless too many are in flight already; the caller holds the monitor. */
         void periodicSync(long now) {
             if (periodicSyncs.tryAcquire()) {
@@ -648,16 +720,12 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
                     KeyState.WindowCounter counter = counter(tier, tierSent, now);
                     long current = tierSent.unsentCurrent(counter);
                     long previous = tierSent.unsentPrevious(counter);
-                    tierSent.current += current;
-                    tierSent.previous += previous;
-                    tierSent.inFlight = current + previous;
                     counted.add(new CountSyncStore.WindowCounts(counter.start(), current, previous));
                     // Taken off what this instance takes the store to have already, as sent.
                     givenBack.add(new CountSyncStore.WindowCounts(counter.start(), tierSent.backCurrent,
                             tierSent.backPrevious));
                     anyGivenBack |= tierSent.backCurrent + tierSent.backPrevious > 0;
-                    tierSent.backCurrent = 0;
-                    tierSent.backPrevious = 0;
+                    tierSent.sending(current, previous);
                 }
                 sending = new Pending(syncing, new CountSyncStore.Sync(instance, sequence.incrementAndGet(), counted,
                         anyGivenBack ? givenBack : List.of()));
@@ -665,7 +733,7 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
             }
             lastSync = now;
             Pending sent = sending;
-            long sentAt = clock.millis();
+            long sentAtNanos = MonotonicClock.nanos();
             CompletableFuture<CountSyncStore.Totals> answer;
             try {
                 answer = store.sync(key, sent.tiers, sent.sync).toCompletableFuture();
@@ -674,7 +742,7 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
             }
             CompletableFuture<Boolean> done = answer.handle((totals, failure) -> {
                 synchronized (this) {
-                    answered(sent, sentAt, totals, failure);
+                    answered(sent, sentAtNanos, totals, failure);
                 }
                 return totals != null;
             });
@@ -684,7 +752,7 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
             return done;
         }
 
-        private void answered(Pending sent, long sentAt, CountSyncStore.@Nullable Totals totals,
+        private void answered(Pending sent, long sentAtNanos, CountSyncStore.@Nullable Totals totals,
                               @Nullable Throwable failure) {
             inFlight = null;
             if (totals == null) {
@@ -692,14 +760,17 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
                 return;
             }
             syncs.increment();
-            sampleOffset(totals.now(), sentAt, clock.millis());
+            sampleOffset(totals.now(), sentAtNanos);
             synced();
             pending = null;
             synced = true;
             if (dropped && !unsynced()) {
-                droppedUnsynced.remove(this);
+                droppedUnsynced.remove(key, this);
             }
             long now = now();
+            if (state != null && state.latest() - now > AHEAD_TOLERANCE_MILLIS) {
+                startAgain(sent.tiers, now);
+            }
             for (int i = 0; i < sent.tiers.size(); i++) {
                 Tier tier = sent.tiers.get(i);
                 CountSyncStore.WindowCounts total = totals.counts().get(i);
@@ -708,17 +779,22 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
                 KeyState.WindowCounter counter = counter(tier, tierSent, now);
                 long unsentCurrent = tierSent.unsentCurrent(counter);
                 long unsentPrevious = tierSent.unsentPrevious(counter);
+                // Never less than this instance itself synced: a store that lost the window (a restart, a flush, a
+                // key gone) must not make this instance admit again what it admitted.
                 // Given back since the sync was sent: the store still has it, and takes it off at the next.
                 if (total.windowStart() == counter.start()) {
-                    tierSent.backCurrent = Math.min(tierSent.backCurrent, total.current());
-                    tierSent.backPrevious = Math.min(tierSent.backPrevious, total.previous());
-                    tierSent.current = total.current() - tierSent.backCurrent;
-                    tierSent.previous = total.previous() - tierSent.backPrevious;
+                    long current = Math.max(total.current(), tierSent.mineCurrent);
+                    long previous = Math.max(total.previous(), tierSent.minePrevious);
+                    tierSent.backCurrent = Math.min(tierSent.backCurrent, current);
+                    tierSent.backPrevious = Math.min(tierSent.backPrevious, previous);
+                    tierSent.current = current - tierSent.backCurrent;
+                    tierSent.previous = previous - tierSent.backPrevious;
                     counter.counts(counter.start(), tierSent.current + unsentCurrent, tierSent.previous + unsentPrevious);
                 } else if (total.windowStart() == counter.start() - tier.windowMillis()) {
                     // The store is a window behind this instance: its current window is this one's previous.
-                    tierSent.backPrevious = Math.min(tierSent.backPrevious, total.current());
-                    tierSent.previous = total.current() - tierSent.backPrevious;
+                    long previous = Math.max(total.current(), tierSent.minePrevious);
+                    tierSent.backPrevious = Math.min(tierSent.backPrevious, previous);
+                    tierSent.previous = previous - tierSent.backPrevious;
                     counter.counts(counter.start(), counter.current(), tierSent.previous + unsentPrevious);
                 }
                 // Otherwise the store's window is not one this instance counts in: nothing to learn.
@@ -726,17 +802,60 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
         }
 
         /**
-         * Caffeine dropped the key: syncs what it counted, if asked to, as long as it takes the
-         * store to have it, and sends calls still holding it back to the cache.
+         * The key's time ran ahead of the store's: this clock was set forward, and the latest sync
+         * set it right. Its windows are not the store's, and a key's time never runs back, so the
+         * key starts again at {@code now}, keeping what it counted and has not synced, to be synced
+         * into the store's window; what it gave back and has not synced stays counted, the strict
+         * side.
          */
-        synchronized void dropped(boolean sync) {
+        private void startAgain(List<Tier> tiers, long now) {
+            long[] unsent = new long[tiers.size()];
+            for (int i = 0; i < tiers.size(); i++) {
+                Sent tierSent = sent(tiers.get(i));
+                KeyState.WindowCounter counter = counter(tiers.get(i), tierSent, state.latest());
+                unsent[i] = tierSent.unsentCurrent(counter) + tierSent.unsentPrevious(counter);
+            }
+            state = null;
+            sent.clear();
+            for (int i = 0; i < tiers.size(); i++) {
+                Tier tier = tiers.get(i);
+                Sent tierSent = sent(tier);
+                KeyState.WindowCounter counter = counter(tier, tierSent, now);
+                counter.counts(counter.start(), unsent[i], 0);
+            }
+        }
+
+        /**
+         * Caffeine evicted the key: what it counted and has not synced is kept apart, and synced
+         * as long as it takes the store to have it; calls still holding the key are sent back to
+         * the cache.
+         */
+        synchronized void evicted() {
             dropped = true;
-            if (sync && (inFlight != null || unsynced()) && droppedUnsynced.size() < maximumKeys) {
-                droppedUnsynced.add(this);
+            if ((inFlight != null || unsynced()) && droppedUnsynced.size() < maximumKeys) {
+                droppedUnsynced.put(key, this);
                 if (inFlight == null) {
                     sync(now());
                 }
             }
+        }
+
+        /** The key was reset or cleared: what it counted and has not synced is dropped. */
+        synchronized void removed() {
+            dropped = true;
+        }
+
+        /**
+         * A call takes the key up again after it was evicted with counts not synced.
+         *
+         * @return {@code false} when it was reset meanwhile, and is not to be taken up
+         */
+        synchronized boolean takenUpAgain() {
+            if (!dropped || pending == null && inFlight == null && !unsynced()) {
+                return false;
+            }
+            dropped = false;
+            return true;
         }
     }
 
@@ -759,6 +878,9 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
         /** Given back of what the store has, to take off with the next sync. */
         long backCurrent;
         long backPrevious;
+        /** What this instance itself synced of each window, less what it took off since. */
+        long mineCurrent;
+        long minePrevious;
 
         Sent(Tier tier) {
             this.tier = tier;
@@ -772,9 +894,22 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
             boolean next = start != Long.MIN_VALUE && windowStart - window == start;
             previous = next ? current : 0;
             backPrevious = next ? backCurrent : 0;
+            minePrevious = next ? mineCurrent : 0;
             current = 0;
             backCurrent = 0;
+            mineCurrent = 0;
             start = windowStart;
+        }
+
+        /** A sync takes what was counted and not sent, and what was given back, to the store. */
+        void sending(long unsentCurrent, long unsentPrevious) {
+            current += unsentCurrent;
+            previous += unsentPrevious;
+            inFlight = unsentCurrent + unsentPrevious;
+            mineCurrent = Math.max(0, mineCurrent + unsentCurrent - backCurrent);
+            minePrevious = Math.max(0, minePrevious + unsentPrevious - backPrevious);
+            backCurrent = 0;
+            backPrevious = 0;
         }
 
         long unsentCurrent(KeyState.WindowCounter counter) {
@@ -791,7 +926,7 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
 
         private final CountSyncStore store;
         private Duration interval = Duration.ofSeconds(1);
-        private InstantSource clock = InstantSource.system();
+        private InstantSource clock = MonotonicClock.system();
         private long maximumKeys = 100_000;
 
         private Builder(CountSyncStore store) {
@@ -817,9 +952,12 @@ public final class LocalSyncRateLimitStore implements RateLimitStore, AutoClosea
 
         /**
          * The clock decisions read, moved to the store's time at each sync; the store's own
-         * clock, if it has one, must follow it.
+         * clock, if it has one, must follow it. A clock that is set back or forward is taken
+         * up again at the key's next sync, within an interval; round trips are timed on the
+         * JVM's monotonic timer whatever this clock does.
          *
-         * @param clock default the system clock
+         * @param clock default the system clock's time counted on the JVM's monotonic timer, which
+         *              no one can set back or forward
          * @return this builder
          */
         public Builder clock(InstantSource clock) {

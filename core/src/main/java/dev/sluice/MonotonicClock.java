@@ -25,6 +25,16 @@ final class MonotonicClock implements InstantSource {
         return SYSTEM;
     }
 
+    /**
+     * The JVM's monotonic timer, for what a store times for itself (round trips, the age of a
+     * sample): never set back or forward, unlike any clock a store is given.
+     *
+     * @return nanoseconds from an arbitrary origin
+     */
+    static long nanos() {
+        return System.nanoTime();
+    }
+
     @Override
     public long millis() {
         return originMillis + (System.nanoTime() - originNanos) / 1_000_000;

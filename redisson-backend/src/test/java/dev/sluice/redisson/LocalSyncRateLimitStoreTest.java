@@ -81,6 +81,14 @@ class LocalSyncRateLimitStoreTest {
 
     /** An application instance keeping at most {@code maximumKeys} keys in memory. */
     private LocalSyncRateLimitStore instance(Duration timeout, long maximumKeys) {
+        return instance(timeout, maximumKeys, clock);
+    }
+
+    /**
+     * An application instance whose own clock is {@code localClock}, Redis deciding with the test's
+     * clock: the instance must follow Redis's time whatever its own clock does.
+     */
+    private LocalSyncRateLimitStore instance(Duration timeout, long maximumKeys, MutableClock localClock) {
         RedissonClient client = RedisClients.connect(server);
         clients.add(client);
         LocalSyncRateLimitStore store = LocalSyncRateLimitStore.builder(RedissonRateLimitStore.builder(client)
@@ -88,12 +96,116 @@ class LocalSyncRateLimitStoreTest {
                         .circuitBreaker(StoreCircuitBreaker.builder().clock(clock)
                                 .openDuration(timeout.compareTo(INTERVAL) > 0 ? timeout : INTERVAL).build())
                         .build())
-                .clock(clock)
+                .clock(localClock)
                 .interval(INTERVAL)
                 .maximumKeys(maximumKeys)
                 .build();
         instances.add(store);
         return store;
+    }
+
+    /** Whether Redis itself, deciding with the test's clock, admits a call of {@code key} now. */
+    private boolean redisAdmits(String key, Tier tier) {
+        RedissonClient client = RedisClients.connect(server);
+        clients.add(client);
+        return redisStore(client, null).tryAcquire(key, List.of(tier), 1).allowed();
+    }
+
+    /**
+     * The instance's clock is set an hour back or forward while a key's first sync is on its way,
+     * Redis paused: the sync's round trip is timed on the monotonic timer, and the key counts in
+     * Redis's windows, every call reaching Redis; Redis's own time does not move with it.
+     */
+    @ParameterizedTest
+    @ValueSource(longs = {-3_600_000, 3_600_000})
+    void aClockSetWhileASyncIsOnItsWayLeavesTheInstanceInRedisWindows(long step) {
+        MutableClock instanceClock = new MutableClock(clock.instant());
+        LocalSyncRateLimitStore store = instance(RedisClients.PATIENT, 100_000, instanceClock);
+        Tier tier = Tier.of(10, ofMinutes(1), FIXED_WINDOW);
+        clock.alignTo(tier.window());
+        clock.advance(ofSeconds(30));
+        instanceClock.set(clock.instant());
+        store.tryAcquire(key + ":warm", List.of(tier), 1);
+
+        server.suspend();
+        CompletableFuture<Decision> first;
+        try {
+            first = store.tryAcquireAsync(key, List.of(tier), 1).toCompletableFuture();
+            instanceClock.set(instanceClock.instant().plusMillis(step));
+        } finally {
+            server.resume();
+        }
+
+        assertThat(first.join().allowed()).isTrue();
+        assertAdmitsTheRestInRedisWindow(store, key, tier, 1, instanceClock);
+    }
+
+    /**
+     * As {@link #aClockSetWhileASyncIsOnItsWayLeavesTheInstanceInRedisWindows}, the clock set
+     * between syncs: for a key in use and for a new one.
+     */
+    @ParameterizedTest
+    @ValueSource(longs = {-3_600_000, 3_600_000})
+    void aClockSetBetweenSyncsIsTakenUpBeforeTheNextDecision(long step) {
+        MutableClock instanceClock = new MutableClock(clock.instant());
+        LocalSyncRateLimitStore store = instance(RedisClients.PATIENT, 100_000, instanceClock);
+        Tier tier = Tier.of(10, ofMinutes(1), FIXED_WINDOW);
+        clock.alignTo(tier.window());
+        clock.advance(ofSeconds(30));
+        instanceClock.set(clock.instant());
+        String inUse = key + ":in-use";
+        for (int call = 0; call < 4; call++) {
+            assertThat(store.tryAcquire(inUse, List.of(tier), 1).allowed()).isTrue();
+        }
+        store.flush();
+
+        instanceClock.set(instanceClock.instant().plusMillis(step));
+
+        assertAdmitsTheRestInRedisWindow(store, inUse, tier, 4, null);
+        assertAdmitsTheRestInRedisWindow(store, key, tier, 0, instanceClock);
+    }
+
+    /**
+     * The instance admits what is left of the limit after {@code admitted} calls of {@code key},
+     * and Redis has every call in its current window: it admits none; then, unless
+     * {@code instanceClock} is null, both clocks move a window on, and Redis admits again.
+     */
+    private void assertAdmitsTheRestInRedisWindow(LocalSyncRateLimitStore store, String key, Tier tier,
+                                                  int admitted, MutableClock instanceClock) {
+        int more = 0;
+        while (more < 2 * tier.limit() && store.tryAcquire(key, List.of(tier), 1).allowed()) {
+            more++;
+        }
+        store.flush();
+        assertThat(admitted + more).as("calls of %s the instance admitted", key).isEqualTo(tier.limit());
+        assertThat(redisAdmits(key, tier)).as("Redis, with every call of %s in its window", key).isFalse();
+        if (instanceClock != null) {
+            clock.advance(tier.window());
+            instanceClock.advance(tier.window());
+            assertThat(redisAdmits(key, tier)).as("Redis, in its next window").isTrue();
+        }
+    }
+
+    /**
+     * Redis loses a window's counts (a restart, a flush): the next sync's answer does not make the
+     * instance forget what it admitted itself.
+     */
+    @Test
+    void aSyncAnswerFromARedisThatLostTheWindowDoesNotLowerWhatTheInstanceAdmitted() {
+        LocalSyncRateLimitStore store = instance(RedisClients.PATIENT);
+        Tier tier = Tier.of(10, ofMinutes(1), FIXED_WINDOW);
+        for (int call = 0; call < 6; call++) {
+            assertThat(store.tryAcquire(key, List.of(tier), 1).allowed()).isTrue();
+        }
+        store.flush();
+
+        server.flushAll();
+        int more = 0;
+        while (more < 20 && store.tryAcquire(key, List.of(tier), 1).allowed()) {
+            more++;
+        }
+
+        assertThat(more).as("admitted after Redis lost the window").isEqualTo(4);
     }
 
     private long stored(Tier tier, String field) {
@@ -407,6 +519,33 @@ class LocalSyncRateLimitStoreTest {
         store.flush();
         assertThat(stored(tier, "n")).as("the evicted key's count, after another flush").isEqualTo(5);
         assertThat(store.statistics().failedSyncs()).as("syncs that failed").isPositive();
+    }
+
+    /**
+     * A key evicted while its sync failed is taken up again by its next call, its sync still to
+     * send: a new key beside it would sync first, with a later sequence, and Redis would take the
+     * evicted key's sync for one it has.
+     */
+    @Test
+    void anEvictedKeyWhoseSyncFailedIsTakenUpAgainWithItsSyncAndNothingIsLost() {
+        LocalSyncRateLimitStore store = instance(Duration.ofMillis(200), 1);
+        Tier tier = Tier.of(1_000_000, ofMinutes(1), FIXED_WINDOW); // a share of 16,667: no sync after the first
+        for (int call = 0; call < 5; call++) {
+            assertThat(store.tryAcquire(key, List.of(tier), 1).allowed()).isTrue();
+        }
+        server.kill();
+        // A second key takes the only place: the first is evicted, and its sync fails.
+        store.tryAcquire(key + ":another", List.of(tier), 1);
+        server.restart();
+
+        assertThat(store.tryAcquire(key, List.of(tier), 1).allowed()).as("the evicted key's next call").isTrue();
+        for (int attempt = 0; attempt < 100 && stored(tier, "n") < 6; attempt++) {
+            store.flush(); // once the client has reconnected
+            RedisServer.waitBriefly();
+        }
+        store.flush();
+
+        assertThat(stored(tier, "n")).as("the key's calls in Redis").isEqualTo(6);
     }
 
     @ParameterizedTest

@@ -25,13 +25,13 @@ import java.util.function.Consumer;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.RedisClusterDownException;
+import org.redisson.client.RedisConnectionException;
 import org.redisson.client.RedisLoadingException;
 import org.redisson.client.RedisMasterDownException;
 import org.redisson.client.RedisNoScriptException;
 import org.redisson.client.RedisNodeNotFoundException;
 import org.redisson.client.RedisReadonlyException;
 import org.redisson.client.RedisTryAgainException;
-import org.redisson.client.WriteRedisConnectionException;
 import org.redisson.connection.CRC16;
 
 /**
@@ -45,10 +45,14 @@ import org.redisson.connection.CRC16;
  *
  * <p><strong>Time.</strong> A decision's deadline counts from when its script call is sent: time
  * waiting in the queue is not Redis being slow. A script call without a reply within the timeout
- * fails its decisions with {@link TimeoutException}, unless the timer itself fired late: then
- * this JVM did not run on time (a GC pause, a starved CPU), which says nothing of Redis, and the
- * call is given another period, up to {@link #MAX_GRACE_PERIODS}. A reply that comes after its
- * decisions failed goes to each decision's late-reply consumer, to be taken back.
+ * fails its decisions with {@link TimeoutException}, unless Redis is known to be there: the server
+ * of its keys answers a read ({@code EXISTS}, asked once the timeout is up), or turned the call
+ * away for a moment; then it is given another period, up to {@link #MAX_GRACE_PERIODS}. While
+ * that read is out, a call whose timer fired late or whose machine has every core busy (this JVM
+ * may be what is slow, not Redis) waits for it, but never longer than twice the timeout and 50
+ * ms after it was sent, or queued behind calls Redis did not answer: a server that stopped
+ * answering costs a call at most twice the timeout and 100 ms. A reply that comes
+ * after its decisions failed goes to each decision's late-reply consumer, to be taken back.
  *
  * <p><strong>Overload.</strong> A decision that finds {@code maxQueued} waiting, or whose turn
  * comes after it waited {@code maxQueueWait}, fails with {@link StoreOverloadedException}, which
@@ -76,6 +80,11 @@ final class ScriptPipeline implements StoreQueue {
     private static final int MAX_GRACE_PERIODS = 8;
     /** How soon a script call Redis refused without running it for a moment is sent again. */
     private static final long RESEND_MILLIS = 10;
+    /**
+     * What a send may wait past twice the timeout for a read asking whether its server is alive:
+     * half of the 100 ms a caller is promised, the other half left for this JVM to run on.
+     */
+    private static final long CAP_SLACK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     /** How late a timer may fire and still be taken as on time. */
     private static final long STALL_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
@@ -96,7 +105,11 @@ final class ScriptPipeline implements StoreQueue {
     private final int maxQueued;
     private final long maxQueueWaitNanos;
     private final long timeoutNanos;
-    private final long probeNanos;
+    /**
+     * The longest a send waits for its reply unless Redis is known to be there: twice the
+     * timeout and {@link #CAP_SLACK_NANOS}, time for a read asking whether the server is alive.
+     */
+    private final long capNanos;
     private final Queue<Pending> queue = new ConcurrentLinkedQueue<>();
     private final Queue<Pending> reserving = new ConcurrentLinkedQueue<>();
     private final AtomicInteger queued = new AtomicInteger();
@@ -106,9 +119,17 @@ final class ScriptPipeline implements StoreQueue {
     private final LongAdder overloaded = new LongAdder();
     /** The sends in flight, at most two. */
     private final Queue<InFlight> sends = new ConcurrentLinkedQueue<>();
-    /** Whether a check of the sends in flight is scheduled, and when for. */
-    private final AtomicBoolean timerArmed = new AtomicBoolean();
-    private volatile long checkAt;
+    /** Guards the check of the sends in flight that is scheduled: at most one counts, the earliest. */
+    private final Object timerLock = new Object();
+    /** Whether a check is scheduled, when for, and which: a check scheduled earlier replaces it. */
+    private boolean checkArmed;
+    private long checkAt;
+    private long checkNumber;
+    /**
+     * Whether the latest send timed out without a word from Redis, and no reply came since: then
+     * the decisions that waited in the queue meanwhile have waited for Redis too.
+     */
+    private volatile boolean silent;
     private final RedisCalls redis;
 
     /** How the pipeline is set up. */
@@ -140,7 +161,7 @@ final class ScriptPipeline implements StoreQueue {
         this.maxQueued = settings.maxQueued();
         this.maxQueueWaitNanos = settings.maxQueueWait().toNanos();
         this.timeoutNanos = settings.timeout().toNanos();
-        this.probeNanos = timeoutNanos;
+        this.capNanos = 2 * timeoutNanos + CAP_SLACK_NANOS;
     }
 
     /**
@@ -209,40 +230,57 @@ final class ScriptPipeline implements StoreQueue {
                 done(carriesReserving);
                 continue;
             }
-            InFlight sent = new InFlight(batch, carriesReserving, System.nanoTime());
+            InFlight sent = new InFlight(batch, carriesReserving, System.nanoTime(), silent);
             sends.add(sent);
-            arm(timeoutNanos);
+            arm(sent.due - System.nanoTime());
             redis.sendFrom(() -> send(sent));
         }
     }
 
     /**
-     * Has the sends in flight checked after {@code delay}, unless a check is due already. One
-     * check at a time, for the earliest send, keeps the timer thread asleep while sends come back
-     * in time; every send is due later than those sent before it.
+     * Has the sends in flight checked after {@code delay}, unless a check is due by then already.
+     * One check at a time, for the earliest send, keeps the timer thread asleep while sends come
+     * back in time; a send due earlier than the check scheduled (its decisions queued behind sends
+     * Redis did not answer) schedules an earlier one instead.
      */
     private void arm(long delay) {
-        if (timerArmed.compareAndSet(false, true)) {
-            checkAt = System.nanoTime() + delay;
-            TIMER.schedule(this::check, delay, TimeUnit.NANOSECONDS);
+        long at = System.nanoTime() + Math.max(0, delay);
+        long number;
+        synchronized (timerLock) {
+            if (checkArmed && at - checkAt >= 0) {
+                return;
+            }
+            checkArmed = true;
+            checkAt = at;
+            number = ++checkNumber;
         }
+        TIMER.schedule(() -> check(number), Math.max(0, delay), TimeUnit.NANOSECONDS);
     }
 
-    private void check() {
+    private void check(long number) {
+        long scheduledAt;
+        synchronized (timerLock) {
+            if (number != checkNumber) {
+                // An earlier check replaced this one.
+                return;
+            }
+            checkArmed = false;
+            scheduledAt = checkAt;
+        }
         long now = System.nanoTime();
-        boolean cameLate = now - checkAt > STALL_NANOS;
+        boolean cameLate = now - scheduledAt > STALL_NANOS;
+        for (InFlight sent : sends) {
+            sent.check(now, cameLate);
+        }
+        // Every send still in flight, those sent while this check ran too.
         long next = Long.MAX_VALUE;
         for (InFlight sent : sends) {
-            if (sent.check(now, cameLate)) {
+            if (!sent.over.get()) {
                 next = Math.min(next, sent.due - now);
             }
         }
-        timerArmed.set(false);
         if (next != Long.MAX_VALUE) {
-            arm(Math.max(0, next));
-        } else if (!sends.isEmpty()) {
-            // Sent while this check ran: its send is due a timeout from now, or later.
-            arm(timeoutNanos);
+            arm(next);
         }
     }
 
@@ -252,9 +290,9 @@ final class ScriptPipeline implements StoreQueue {
      * replicas, it asks one of them: then a master that stopped answering is given the grace
      * periods before its calls fail.
      */
-    private CompletableFuture<Long> alive(String slotKey) {
+    private CompletableFuture<Long> alive(String slotKey, long timeoutNanos) {
         return client.getKeys().countExistsAsync(slotKey).toCompletableFuture()
-                .orTimeout(probeNanos, TimeUnit.NANOSECONDS);
+                .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
     }
 
     /** Moves up to a batch's worth from a queue, refusing those that waited too long. */
@@ -332,8 +370,9 @@ final class ScriptPipeline implements StoreQueue {
      * One script call deciding a group's decisions, from its first attempt on. It is sent again,
      * while any of them waits, when Redis did not run it: when the server does not know the
      * script (after a restart, a failover or {@code SCRIPT FLUSH}), once it is loaded where the
-     * keys live; when the keys' slot is moving or their node changing roles, or the connection
-     * it was to go over could not take it, shortly after.
+     * keys live; when the keys' slot is moving or their node changing roles, or no connection
+     * could be had or take it (the client replaces a node's connections after a failover),
+     * shortly after.
      */
     private CompletableFuture<?> evalSha(InFlight sent, List<Pending> group, ScriptCall call,
                                          CompletableFuture<byte[]> attempt) {
@@ -342,6 +381,7 @@ final class ScriptPipeline implements StoreQueue {
                 group.forEach(pending -> pending.fail(RedisCalls.unwrap(failure)));
                 return;
             }
+            silent = false;
             List<byte[]> answers;
             try {
                 answers = ScriptCall.replies(replied, calls(group));
@@ -374,8 +414,9 @@ final class ScriptPipeline implements StoreQueue {
                 return scripts.scriptLoadAsync(call.slotKey(), script).toCompletableFuture()
                         .thenCompose(loaded -> again(sent, group, call, attempt(call)));
             }
-            if (waiting && (notRun(cause) || cause instanceof WriteRedisConnectionException)) {
-                // Redis turning it away says Redis is there; a connection that could not take it says nothing.
+            if (waiting && (notRun(cause) || cause instanceof RedisConnectionException)) {
+                // Redis turning it away says Redis is there; a connection that could not be had or could not take it
+                // (the client is replacing a node's connections after a failover) says nothing.
                 sent.redirected |= notRun(cause);
                 CompletableFuture<byte[]> later = new CompletableFuture<>();
                 TIMER.schedule(() -> again(sent, group, call, attempt(call)).whenComplete((replied, failed) -> {
@@ -519,29 +560,45 @@ final class ScriptPipeline implements StoreQueue {
         private final List<Pending> batch;
         private final boolean carriesReserving;
         private final long sentAt;
+        /**
+         * When the decisions' wait for Redis began: when it was sent; or, while Redis is silent,
+         * when the first of them was queued, behind sends that got no answer.
+         */
+        private final long waitingSince;
         private final AtomicBoolean over = new AtomicBoolean();
         /** When it times out, in {@link System#nanoTime()}; later by a period for each grace. */
         private volatile long due;
         private volatile int graces;
         /** Whether a read asks its server whether it is alive. */
         private volatile boolean probing;
+        /** Whether its server answered that read: Redis is there, only slow to run the send. */
+        private volatile boolean alive;
         /** Whether Redis refused a script call of it without running it since the last check. */
         private volatile boolean redirected;
 
-        InFlight(List<Pending> batch, boolean carriesReserving, long sentAt) {
+        InFlight(List<Pending> batch, boolean carriesReserving, long sentAt, boolean redisSilent) {
             this.batch = batch;
             this.carriesReserving = carriesReserving;
             this.sentAt = sentAt;
-            this.due = sentAt + timeoutNanos;
+            long since = sentAt;
+            if (redisSilent) {
+                for (Pending pending : batch) {
+                    since = Math.min(since, pending.queuedAt);
+                }
+            }
+            this.waitingSince = since;
+            this.due = Math.min(sentAt + timeoutNanos, since + capNanos);
         }
 
         /**
-         * Times the send out if it is due, unless Redis is only slow to run it. When the check
-         * itself came late, or every core of the machine has been busy, this JVM may not have run
-         * the code reading replies; when the server of a decision still waiting answers a script
-         * that writes nothing, it is alive but not running scripts that write, as while it is
-         * paused for a planned failover: either way the send gets another period, up to
-         * {@link #MAX_GRACE_PERIODS}.
+         * Times the send out if it is due, unless Redis is only slow to run it. Redis is known to
+         * be there when the server of a decision still waiting answers a read, which a server
+         * paused for a planned failover still does, or turned a script call away for a moment:
+         * then the send gets another period, up to {@link #MAX_GRACE_PERIODS}. Until it is known,
+         * the send waits for that read as long as the check itself came late or every core of
+         * the machine is busy (this JVM may not have read the reply), but never past
+         * {@link #capNanos} after it was sent, or queued behind sends Redis did not answer: a
+         * server that stopped answering costs a caller no more than that.
          *
          * @return whether it is still in flight
          */
@@ -552,35 +609,39 @@ final class ScriptPipeline implements StoreQueue {
             if (now - due < 0) {
                 return true;
             }
-            if (probing) {
-                due = now + probeNanos;
-                return true;
-            }
-            if (graces < MAX_GRACE_PERIODS) {
-                if (checkCameLate || redirected || MachineLoad.saturated()) {
+            boolean heard = alive || redirected;
+            redirected = false;
+            if (heard) {
+                if (graces < MAX_GRACE_PERIODS) {
                     graces++;
-                    redirected = false;
                     due = now + timeoutNanos;
                     return true;
                 }
+            } else if (now - (waitingSince + capNanos) < 0) {
                 Pending waiting = batch.stream().filter(pending -> !pending.reply.isDone()).findFirst().orElse(null);
-                if (waiting != null && redis.connected()) {
-                    probing = true;
-                    due = now + probeNanos;
-                    alive(waiting.call.slotKey()).whenComplete((answered, failure) -> TIMER.execute(() -> {
-                        probing = false;
-                        if (failure == null) {
-                            graces++;
-                            due = System.nanoTime() + timeoutNanos;
-                        } else {
-                            timeOut(System.nanoTime());
-                        }
-                    }));
+                if (!probing && waiting != null && redis.connected()) {
+                    probe(waiting.call.slotKey(), waitingSince + capNanos - now);
+                }
+                if (probing || checkCameLate || MachineLoad.saturated()) {
+                    due = Math.min(now + timeoutNanos, waitingSince + capNanos);
                     return true;
                 }
             }
             timeOut(now);
             return false;
+        }
+
+        /** Asks the server of {@code slotKey} whether it is alive, within {@code limit}; no answer times the send out. */
+        private void probe(String slotKey, long limit) {
+            probing = true;
+            alive(slotKey, Math.min(timeoutNanos, limit)).whenComplete((answered, failure) -> TIMER.execute(() -> {
+                probing = false;
+                if (failure == null) {
+                    alive = true;
+                } else {
+                    timeOut(System.nanoTime());
+                }
+            }));
         }
 
         private void timeOut(long now) {
@@ -589,6 +650,9 @@ final class ScriptPipeline implements StoreQueue {
             }
             TimeoutException timeout = new TimeoutException("sent " + TimeUnit.NANOSECONDS.toMillis(now - sentAt)
                     + " ms ago");
+            if (!alive) {
+                silent = true;
+            }
             batch.forEach(pending -> pending.fail(timeout));
             over();
         }

@@ -255,7 +255,9 @@ class FaultToleranceTest {
                 assertThat(manual.answeredByPolicy()).as("calls refused during a planned failover").isZero();
                 assertThat(manual.recovery()).as("first decision by Redis after the planned failover")
                         .isLessThan(ofSeconds(1));
-                killed.assertHandledBy(FailurePolicy.FAIL_CLOSED);
+                // The read asking whether the killed master is alive reaches its replica, which answers: its calls get
+                // the grace periods a master paused for a failover gets, 900 ms.
+                killed.assertHandledBy(FailurePolicy.FAIL_CLOSED, ofSeconds(2));
                 assertThat(killed.recovery()).as("first decision by Redis after a replica took over")
                         .isLessThan(ofSeconds(2));
                 assertThat(killed.answeredByPolicy()).as("calls that found the slot without a master").isPositive();
@@ -372,13 +374,20 @@ class FaultToleranceTest {
                     Load.latencies(during), answeredByPolicy(), Load.failures(during));
         }
 
+        /**
+         * The policy answered the outage's calls, none waiting long: a server that stopped
+         * answering costs a call at most twice the store's timeout and 100 ms, 300 ms at the
+         * defaults. The bound is a second, for a loaded machine's scheduling on top; a call that
+         * waited for the outage's end would take 3 s.
+         */
         void assertHandledBy(FailurePolicy policy) {
+            assertHandledBy(policy, ofSeconds(1));
+        }
+
+        /** {@link #assertHandledBy(FailurePolicy)}, no call waiting {@code longest}. */
+        void assertHandledBy(FailurePolicy policy, Duration longest) {
             assertThat(during).isNotEmpty();
-            // The default timeout is 100 ms. A store that finds its own machine saturated gives a
-            // call up to 8 more periods (900 ms in all) rather than blame Redis for its own delay,
-            // and a loaded machine adds its scheduling on top: 1.02 to 1.16 s were measured with two
-            // builds on two cores. A call that waited for the outage's end would take 3 s.
-            assertThat(Load.max(during)).as("the longest call during the outage").isLessThan(ofSeconds(2));
+            assertThat(Load.max(during)).as("the longest call during the outage").isLessThan(longest);
             assertThat(Load.p99(during)).as("p99 during the outage").isLessThan(ofSeconds(1));
             Set<String> failures = Load.failures(load.calls()).keySet();
             if (policy == FailurePolicy.FAIL_CLOSED) {

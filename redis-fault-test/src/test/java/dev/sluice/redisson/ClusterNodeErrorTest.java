@@ -44,9 +44,9 @@ class ClusterNodeErrorTest {
     @BeforeEach
     void connect(RedisCluster cluster) {
         client = RedisClients.connect(cluster);
-        // A patient timeout: a loaded machine must not fail a call this test counts.
+        // Patient: a loaded machine must not fail, nor refuse as overloaded, a call this test counts.
         store = RedissonRateLimitStore.builder(client).keyPrefix("node-error-" + UUID.randomUUID())
-                .timeout(RedisClients.PATIENT).build();
+                .timeout(RedisClients.PATIENT).maxQueueWait(RedisClients.PATIENT).build();
     }
 
     @AfterEach

@@ -133,7 +133,7 @@ public final class RedissonRateLimitStore implements CountSyncStore {
     private final Executor executor;
     private final StoreCircuitBreaker breaker;
     private final RedisCalls redis;
-    private final ServerClock serverClock = new ServerClock(InstantSource.system());
+    private final ServerClock serverClock = ServerClock.monotonic();
     private final long timeoutMillis;
     private final String instanceId = UUID.randomUUID().toString();
     private final AtomicLong calls = new AtomicLong();

@@ -22,7 +22,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
+import org.redisson.Redisson;
+import org.redisson.api.BatchOptions;
+import org.redisson.api.RBatch;
 import org.redisson.api.RScript;
+import org.redisson.api.RScriptAsync;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.RedisClusterDownException;
 import org.redisson.client.RedisConnectionException;
@@ -33,25 +37,26 @@ import org.redisson.client.RedisNodeNotFoundException;
 import org.redisson.client.RedisReadonlyException;
 import org.redisson.client.RedisTryAgainException;
 import org.redisson.connection.CRC16;
+import org.redisson.connection.MasterSlaveEntry;
 
 /**
  * Sends decisions to Redis many at a time. At most two script calls are in flight; decisions
  * that come meanwhile wait in a bounded queue and leave together, as soon as a script call comes
  * back, as one {@code decide.lua} call that decides them all in the order they came. There is no
  * timer: on an idle store a decision leaves at once, alone. On one server any decisions may share
- * a script call; in a cluster, those whose keys share a hash slot do. Each script call of a send
- * is a command of its own, never part of a batch, so that each gets its own node's answer: one
- * node's error neither fails nor sends again what another node ran.
+ * a script call; in a cluster, those whose keys share a hash slot do, and the script calls of one
+ * send go pipelined, a batch per master, so that each gets its own master's answer: one master's
+ * error neither fails nor sends again what another master ran.
  *
  * <p><strong>Time.</strong> A decision's deadline counts from when its script call is sent: time
  * waiting in the queue is not Redis being slow. A script call without a reply within the timeout
  * fails its decisions with {@link TimeoutException}, unless Redis is known to be there: the server
- * of its keys answers a read ({@code EXISTS}, asked once the timeout is up), or turned the call
- * away for a moment; then it is given another period, up to {@link #MAX_GRACE_PERIODS}. While
- * that read is out, a call whose timer fired late or whose machine has every core busy (this JVM
- * may be what is slow, not Redis) waits for it, but never longer than twice the timeout and 50
- * ms after it was sent, or queued behind calls Redis did not answer: a server that stopped
- * answering costs a call at most twice the timeout and 100 ms. A reply that comes
+ * of its keys answers a read ({@code EXISTS}, asked at half the timeout), or turned the call away
+ * for a moment; then it is given another period, up to {@link #MAX_GRACE_PERIODS}. Until that
+ * read is answered, a call waits for it, and a call whose timer fired late or whose machine has
+ * every core busy (this JVM may be what is slow, not Redis) waits, but never longer than twice
+ * the timeout and 50 ms after it was sent, or queued behind calls Redis did not answer: a server
+ * that stopped answering costs a call at most twice the timeout and 100 ms. A reply that comes
  * after its decisions failed goes to each decision's late-reply consumer, to be taken back.
  *
  * <p><strong>Overload.</strong> A decision that finds {@code maxQueued} waiting, or whose turn
@@ -96,6 +101,9 @@ final class ScriptPipeline implements StoreQueue {
 
     private final RedissonClient client;
     private final RScript scripts;
+    /** A cluster's script calls go pipelined, a batch per master, with one attempt, as single ones go. */
+    private final BatchOptions batchOptions = BatchOptions.defaults().retryAttempts(0)
+            .responseTimeout(RedisCalls.LATE_REPLIES.toMillis(), TimeUnit.MILLISECONDS);
     private final String script;
     private final String sha;
     private final StoreCircuitBreaker breaker;
@@ -331,7 +339,13 @@ final class ScriptPipeline implements StoreQueue {
         drain();
     }
 
-    /** Sends the script calls of one send: one per hash slot in a cluster, else one. */
+    /**
+     * Sends the script calls of one send: one per hash slot in a cluster, else one. A cluster's
+     * go pipelined, a batch per master: never one batch across masters, since Redisson fails
+     * every command of a batch whose reply it has not read when one master's part fails, and a
+     * call another master ran would be taken for one it did not run. Within a master's batch each
+     * call gets that master's own answer.
+     */
     private void send(InFlight sent) {
         if (sent.over.get()) {
             // Its decisions have had their answer: none is sent late.
@@ -342,13 +356,47 @@ final class ScriptPipeline implements StoreQueue {
         double deadline = serverDeadline == ServerClock.NO_DEADLINE ? Double.NaN : serverDeadline;
         List<List<Pending>> groups = groups(sent.batch);
         List<CompletableFuture<?>> replies = new ArrayList<>(groups.size());
-        // One command per script call, never a batch across nodes: Redisson fails every command of a batch whose
-        // reply it has not read when one node's part fails, and a call another node ran would be taken as not run.
-        for (List<Pending> group : groups) {
-            ScriptCall call = ScriptCall.of(calls(group), deadline);
-            replies.add(evalSha(sent, group, call, attempt(call)));
+        if (groups.size() == 1) {
+            ScriptCall call = ScriptCall.of(calls(groups.get(0)), deadline);
+            replies.add(evalSha(sent, groups.get(0), call, attempt(call)));
+        } else {
+            Map<Object, List<List<Pending>>> byMaster = new LinkedHashMap<>();
+            for (List<Pending> group : groups) {
+                byMaster.computeIfAbsent(masterOf(group.get(0).call.slot()), master -> new ArrayList<>()).add(group);
+            }
+            for (List<List<Pending>> masterGroups : byMaster.values()) {
+                RBatch pipeline = client.createBatch(batchOptions);
+                RScriptAsync batched = pipeline.getScript(DecisionCodec.INSTANCE);
+                List<CompletableFuture<byte[]>> attempts = new ArrayList<>(masterGroups.size());
+                for (List<Pending> group : masterGroups) {
+                    ScriptCall call = ScriptCall.of(calls(group), deadline);
+                    CompletableFuture<byte[]> attempt = attempt(batched, call);
+                    attempts.add(attempt);
+                    replies.add(evalSha(sent, group, call, attempt));
+                }
+                pipeline.executeAsync().whenComplete((result, failure) -> {
+                    if (failure != null) {
+                        // A batch that fails as a whole (no connection) may leave its script calls unanswered.
+                        attempts.forEach(attempt -> attempt.completeExceptionally(RedisCalls.unwrap(failure)));
+                    }
+                });
+            }
         }
         CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).whenComplete((all, failure) -> sent.over());
+    }
+
+    /**
+     * The master the client sends a slot's commands to, as Redisson's own routing has it now; the
+     * slot itself where the client is not Redisson's own, which batches each slot apart.
+     */
+    private Object masterOf(int slot) {
+        if (client instanceof Redisson redisson) {
+            MasterSlaveEntry master = redisson.getCommandExecutor().getConnectionManager().getWriteEntry(slot);
+            if (master != null) {
+                return master;
+            }
+        }
+        return slot;
     }
 
     private List<List<Pending>> groups(List<Pending> batch) {
@@ -432,11 +480,16 @@ final class ScriptPipeline implements StoreQueue {
         });
     }
 
-    /** Sends a script call once: its reply's bytes, or what it failed with. */
+    /** Sends a script call once, on its own: its reply's bytes, or what it failed with. */
     private CompletableFuture<byte[]> attempt(ScriptCall call) {
+        return attempt(scripts, call);
+    }
+
+    /** Sends a script call once, on its own or in a batch: its reply's bytes, or what it failed with. */
+    private CompletableFuture<byte[]> attempt(RScriptAsync through, ScriptCall call) {
         CompletableFuture<byte[]> reply = new CompletableFuture<>();
         try {
-            scripts.<byte[]>evalShaAsync(call.slotKey(), RScript.Mode.READ_WRITE, sha, RScript.ReturnType.VALUE,
+            through.<byte[]>evalShaAsync(call.slotKey(), RScript.Mode.READ_WRITE, sha, RScript.ReturnType.VALUE,
                     call.keys(), call.arguments()).whenComplete((replied, failure) -> {
                         if (failure != null) {
                             reply.completeExceptionally(failure);
@@ -569,10 +622,13 @@ final class ScriptPipeline implements StoreQueue {
         /** When it times out, in {@link System#nanoTime()}; later by a period for each grace. */
         private volatile long due;
         private volatile int graces;
-        /** Whether a read asks its server whether it is alive. */
+        /** Whether its server has been asked whether it is alive, whether the read is out, and its answer. */
+        private volatile boolean probed;
         private volatile boolean probing;
         /** Whether its server answered that read: Redis is there, only slow to run the send. */
         private volatile boolean alive;
+        /** Whether that read failed or found no answer in time. */
+        private volatile boolean probeFailed;
         /** Whether Redis refused a script call of it without running it since the last check. */
         private volatile boolean redirected;
 
@@ -587,17 +643,18 @@ final class ScriptPipeline implements StoreQueue {
                 }
             }
             this.waitingSince = since;
-            this.due = Math.min(sentAt + timeoutNanos, since + capNanos);
+            this.due = Math.min(sentAt + timeoutNanos / 2, since + capNanos);
         }
 
         /**
-         * Times the send out if it is due, unless Redis is only slow to run it. Redis is known to
-         * be there when the server of a decision still waiting answers a read, which a server
-         * paused for a planned failover still does, or turned a script call away for a moment:
-         * then the send gets another period, up to {@link #MAX_GRACE_PERIODS}. Until it is known,
-         * the send waits for that read as long as the check itself came late or every core of
-         * the machine is busy (this JVM may not have read the reply), but never past
-         * {@link #capNanos} after it was sent, or queued behind sends Redis did not answer: a
+         * Times the send out if it is due, unless Redis is only slow to run it. Half the timeout
+         * without a reply, the server of a decision still waiting is asked whether it is alive,
+         * with a read (which a server paused for a planned failover still answers). Redis is known
+         * to be there when the server answers it, or turned a script call away for a moment: then
+         * the send gets another period past the timeout, up to {@link #MAX_GRACE_PERIODS}. Until
+         * then, the send waits for the read's answer, or for this JVM when the check itself came
+         * late or every core of the machine is busy (it may not have read the reply), but never
+         * past {@link #capNanos} after it was sent, or queued behind sends Redis did not answer: a
          * server that stopped answering costs a caller no more than that.
          *
          * @return whether it is still in flight
@@ -609,6 +666,18 @@ final class ScriptPipeline implements StoreQueue {
             if (now - due < 0) {
                 return true;
             }
+            long cap = waitingSince + capNanos;
+            if (!probed) {
+                Pending waiting = batch.stream().filter(pending -> !pending.reply.isDone()).findFirst().orElse(null);
+                if (waiting != null && redis.connected()) {
+                    probed = true;
+                    probe(waiting.call.slotKey(), cap - now);
+                }
+            }
+            if (now - (sentAt + timeoutNanos) < 0 && now - cap < 0) {
+                due = Math.min(sentAt + timeoutNanos, cap);
+                return true;
+            }
             boolean heard = alive || redirected;
             redirected = false;
             if (heard) {
@@ -617,29 +686,23 @@ final class ScriptPipeline implements StoreQueue {
                     due = now + timeoutNanos;
                     return true;
                 }
-            } else if (now - (waitingSince + capNanos) < 0) {
-                Pending waiting = batch.stream().filter(pending -> !pending.reply.isDone()).findFirst().orElse(null);
-                if (!probing && waiting != null && redis.connected()) {
-                    probe(waiting.call.slotKey(), waitingSince + capNanos - now);
-                }
-                if (probing || checkCameLate || MachineLoad.saturated()) {
-                    due = Math.min(now + timeoutNanos, waitingSince + capNanos);
-                    return true;
-                }
+            } else if (now - cap < 0 && (probing || !probeFailed && (checkCameLate || MachineLoad.saturated()))) {
+                due = Math.min(now + timeoutNanos, cap);
+                return true;
             }
             timeOut(now);
             return false;
         }
 
-        /** Asks the server of {@code slotKey} whether it is alive, within {@code limit}; no answer times the send out. */
+        /** Asks the server of {@code slotKey} whether it is alive, within {@code limit}. */
         private void probe(String slotKey, long limit) {
             probing = true;
-            alive(slotKey, Math.min(timeoutNanos, limit)).whenComplete((answered, failure) -> TIMER.execute(() -> {
+            alive(slotKey, limit).whenComplete((answered, failure) -> TIMER.execute(() -> {
                 probing = false;
                 if (failure == null) {
                     alive = true;
                 } else {
-                    timeOut(System.nanoTime());
+                    probeFailed = true;
                 }
             }));
         }

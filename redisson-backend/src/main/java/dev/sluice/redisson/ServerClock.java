@@ -1,5 +1,6 @@
 package dev.sluice.redisson;
 
+import java.time.Instant;
 import java.time.InstantSource;
 
 /**
@@ -28,6 +29,18 @@ final class ServerClock {
 
     ServerClock(InstantSource clientClock) {
         this.clientClock = clientClock;
+    }
+
+    /**
+     * The server's clock as seen from this JVM's monotonic timer, started at the system clock's
+     * time: the offset it learns holds when the system clock is set back or forward.
+     *
+     * @return a new reading of the server's clock
+     */
+    static ServerClock monotonic() {
+        long originMillis = InstantSource.system().millis();
+        long originNanos = System.nanoTime();
+        return new ServerClock(() -> Instant.ofEpochMilli(originMillis + (System.nanoTime() - originNanos) / 1_000_000));
     }
 
     /**

@@ -203,34 +203,39 @@ public final class MethodRateLimiter {
             String key;
             long cost;
             String plan;
-            try {
-                if (!limit.applies(args, context)) {
-                    continue;
-                }
-                key = limit.key(args, context);
-                cost = limit.cost(args, context);
-                plan = limit.plan(args, context);
-            } catch (RateLimitKeyException error) {
-                if (!limit.sharesKeyAfter(error)) {
-                    continue;
-                }
-                key = KEY_OF_FAILED_EXPRESSIONS;
-                cost = 1;
-                plan = null;
-            }
             Decision decision;
             try {
-                decision = limit.limiter.acquire(key, cost, plan);
-            } catch (RateLimitExceededException rejection) {
-                tell(heard, limit.limiter, key, rejection);
+                try {
+                    if (!limit.applies(args, context)) {
+                        continue;
+                    }
+                    key = limit.key(args, context);
+                    cost = limit.cost(args, context);
+                    plan = limit.plan(args, context);
+                } catch (RateLimitKeyException error) {
+                    if (!limit.sharesKeyAfter(error)) {
+                        continue;
+                    }
+                    key = KEY_OF_FAILED_EXPRESSIONS;
+                    cost = 1;
+                    plan = null;
+                }
+                try {
+                    decision = limit.limiter.acquire(key, cost, plan);
+                } catch (RateLimitExceededException rejection) {
+                    tell(heard, limit.limiter, key, rejection);
+                    throw rejection;
+                }
+            } catch (RuntimeException notRun) {
+                // The call does not run, whatever stopped it (a rejection, a key error, a store that failed closed):
+                // it has no outcome to be counted by.
                 if (taken != null) {
-                    // The call does not run: it has no outcome to be counted by.
                     giveBack(taken);
                 }
-                if (limit.fallback != null) {
+                if (notRun instanceof RateLimitExceededException rejection && limit.fallback != null) {
                     return limit.fallback.call(target, args, rejection);
                 }
-                throw rejection;
+                throw notRun;
             }
             tell(heard, limit.limiter, key, decision);
             if (limit.tracksCall()) {
@@ -345,7 +350,9 @@ public final class MethodRateLimiter {
                         continue;
                     }
                 } catch (RateLimitKeyException rejected) {
-                    return CompletableFuture.failedFuture(rejected);
+                    // After the limiters before it have decided, so that what they took is given back.
+                    admitted = admitted.thenCompose(previous -> CompletableFuture.failedFuture(rejected));
+                    break;
                 }
                 counted = KEY_OF_FAILED_EXPRESSIONS;
                 permits = 1;

@@ -2,13 +2,17 @@ package dev.sluice.aop;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
+import dev.sluice.Decision;
 import dev.sluice.ForwardingRateLimitStore;
 import dev.sluice.InMemoryRateLimitStore;
 import dev.sluice.RateLimitExceededException;
 import dev.sluice.RateLimitStore;
 import dev.sluice.RateLimiterRegistry;
+import dev.sluice.StoreUnavailableException;
 import dev.sluice.Tier;
+import dev.sluice.annotation.FailurePolicy;
 import dev.sluice.annotation.RateLimited;
 import dev.sluice.tck.ClockAdvancingSleeper;
 import dev.sluice.tck.MutableClock;
@@ -131,6 +135,21 @@ class ConditionsAndOutcomesTest {
             ran.incrementAndGet();
             return "ok";
         }
+
+        @RateLimited(name = "wrong-codes", key = "#phone", limit = 3, window = "15m", countOn = WrongCodeException.class)
+        @RateLimited(name = "devices", key = "#device", limit = 100, window = "1m")
+        public String verifyOnDevice(String phone, String code, String device) {
+            ran.incrementAndGet();
+            return "verified";
+        }
+
+        @RateLimited(name = "wrong-codes-async", key = "#phone", limit = 3, window = "15m",
+                countOn = WrongCodeException.class)
+        @RateLimited(name = "devices-async", key = "#device", limit = 100, window = "1m")
+        public CompletableFuture<String> verifyOnDeviceAsync(String phone, String code, String device) {
+            ran.incrementAndGet();
+            return CompletableFuture.completedFuture("verified");
+        }
     }
 
     @Nested
@@ -235,6 +254,53 @@ class ConditionsAndOutcomesTest {
 
     @Nested
     class CountingOnlyFailures {
+
+        /**
+         * A later limiter's key that cannot be worked out stops the call before it runs: what an
+         * earlier limiter counting by outcome took is given back, as for a rejection.
+         */
+        @Test
+        void aCallThatNeverRanBecauseOfALaterKeyErrorCountsNoWrongCode() throws Throwable {
+            Codes codes = new Codes();
+            for (int i = 0; i < 3; i++) {
+                assertThatThrownBy(() -> call(codes, "verifyOnDevice", "+447700900123", "123456", null))
+                        .isInstanceOf(RateLimitKeyException.class);
+                Throwable async = catchThrowable(() -> ((CompletableFuture<?>) call(codes, "verifyOnDeviceAsync",
+                        "+447700900123", "123456", null)).join());
+                assertThat(async).hasCauseInstanceOf(RateLimitKeyException.class);
+            }
+
+            assertThat((String) call(codes, "verifyOnDevice", "+447700900123", "123456", "device-1"))
+                    .as("a right code from a device, no wrong code ever entered").isEqualTo("verified");
+            assertThat(((CompletableFuture<String>) call(codes, "verifyOnDeviceAsync", "+447700900123", "123456",
+                    "device-1")).join()).isEqualTo("verified");
+            assertThat(codes.ran).hasValue(2);
+        }
+
+        /** A later limiter whose store fails closed stops the call too: nothing stays counted by outcome. */
+        @Test
+        void aCallThatNeverRanBecauseALaterStoreFailedCountsNoWrongCode() throws Throwable {
+            InMemoryRateLimitStore shared = InMemoryRateLimitStore.builder().clock(clock).build();
+            RateLimitStore failing = new ForwardingRateLimitStore(shared) {
+                @Override
+                public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
+                    if (key.startsWith("devices:")) {
+                        throw new StoreUnavailableException("Redis did not answer", Duration.ofSeconds(1));
+                    }
+                    return super.tryAcquire(key, tiers, cost);
+                }
+            };
+            MethodRateLimiter failingDevices = MethodRateLimiter.builder().registry(RateLimiterRegistry.builder()
+                    .store(failing).clock(clock).onStoreFailure(FailurePolicy.FAIL_CLOSED).build()).build();
+            Codes codes = new Codes();
+            for (int i = 0; i < 3; i++) {
+                assertThatThrownBy(() -> call(failingDevices, codes, "verifyOnDevice", "+447700900123", "123456",
+                        "device-1")).isInstanceOf(StoreUnavailableException.class);
+            }
+
+            assertThat(failingDevices.registry().find("wrong-codes").orElseThrow().tryAcquire("+447700900123", 3)
+                    .allowed()).as("every wrong-code permit back").isTrue();
+        }
 
         @Test
         void anyNumberOfRightCodesPassButFiveWrongOnesBlockTheNumber() throws Throwable {

@@ -223,6 +223,62 @@ class ClientRulesTest {
                 .counter().count()).isEqualTo(2);
     }
 
+    /**
+     * One answer stating one call per 127 years would hold the rule for as long, and the rule,
+     * refusing every call, would never hear the partner again: a quota longer than the longest
+     * pause is passed over, and one answer adds at most four tiers.
+     */
+    @Test
+    void aQuotaLongerThanTheLongestPauseIsPassedOverAndOneAnswerAddsAtMostFourTiers() {
+        ConfigurableApplicationContext app = start("sluice.client.rules[0].on-limit=reject",
+                "sluice.client.max-pause=10s");
+        RestClient client = restClient(app);
+        partner.answerNext(200, Map.of("RateLimit-Policy", "\"p\";q=1;w=4000000000"));
+        call(client, "/quotes/1");
+        for (int i = 2; i <= 5; i++) {
+            call(client, "/quotes/" + i);
+        }
+        RateLimiterRegistry registry = app.getBean(RateLimiterRegistry.class);
+        assertThat(registry.find("partner").orElseThrow().tiers()).as("the rule's tiers").hasSize(1);
+
+        partner.answerNext(200, Map.of("RateLimit-Policy",
+                "\"a\";q=100;w=2, \"b\";q=100;w=3, \"c\";q=100;w=4, \"d\";q=100;w=5, \"e\";q=100;w=6"));
+        clock.advance(Duration.ofSeconds(1));
+        call(client, "/quotes/6");
+        assertThat(registry.find("partner").orElseThrow().tiers()).as("the rule's tiers and four added").hasSize(5);
+        assertThat(app.getBean(MeterRegistry.class).get("sluice.client.partner.signals").tag("signal", "ignored")
+                .counter().count()).isEqualTo(2);
+    }
+
+    /**
+     * A quota the partner stated holds while it states it again; stated no more, it lapses once
+     * the longest pause has passed, even while it refuses every call so that the partner is not
+     * asked.
+     */
+    @Test
+    void aStatedQuotaLapsesOnceThePartnerStopsStatingIt() {
+        ConfigurableApplicationContext app = start("sluice.client.rules[0].on-limit=reject",
+                "sluice.client.max-pause=10s");
+        RestClient client = restClient(app);
+        partner.answerNext(200, Map.of("RateLimit-Policy", "\"p\";q=1;w=10"));
+        call(client, "/quotes/1");
+        // The stated quota is a tier of its own from the answer on: one call in it, then none.
+        call(client, "/quotes/2");
+        assertThatThrownBy(() -> call(client, "/quotes/3")).isInstanceOf(RateLimitExceededException.class);
+
+        clock.advance(Duration.ofSeconds(9));
+        assertThatThrownBy(() -> call(client, "/quotes/4")).as("the stated quota, 9 s on")
+                .isInstanceOf(RateLimitExceededException.class);
+        clock.advance(Duration.ofSeconds(1));
+        for (int i = 5; i < 10; i++) {
+            call(client, "/quotes/" + i);
+        }
+        RateLimiterRegistry registry = app.getBean(RateLimiterRegistry.class);
+        assertThat(registry.find("partner").orElseThrow().tiers()).as("the configured tiers again")
+                .extracting(tier -> tier.limit()).containsExactly(5L);
+        assertThat(partner.arrivals()).hasSize(7);
+    }
+
     @Test
     void whatThePartnerSendsThatCannotBeReadIsIgnoredAndCounted() {
         ConfigurableApplicationContext app = start("sluice.client.rules[0].on-limit=reject");

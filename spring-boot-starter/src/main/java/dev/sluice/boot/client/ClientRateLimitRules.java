@@ -181,7 +181,7 @@ final class ClientRateLimitRules {
         }
         PartnerQuotas adapted = null;
         if (rule.isAdapt()) {
-            adapted = new PartnerQuotas(name, limiter);
+            adapted = new PartnerQuotas(name, limiter, maxPause);
             if (!limiter.pauses()) {
                 LOGGER.log(System.Logger.Level.WARNING, "Client rule '" + name + "' cannot pause its calls when the"
                         + " partner asks to: its store cannot hold pauses. Quotas the partner states still apply.");
@@ -221,6 +221,7 @@ final class ClientRateLimitRules {
     List<Permit> admit(List<Rule> matched, URI uri, Object request) {
         List<Permit> permits = new ArrayList<>(matched.size());
         for (Rule rule : matched) {
+            lapse(rule);
             Call call = call(rule, uri, request);
             if (call != null) {
                 rule.limiter.acquire(call.key, 1, call.plan);
@@ -239,6 +240,7 @@ final class ClientRateLimitRules {
         CompletionStage<List<Permit>> permits = CompletableFuture.completedFuture(new ArrayList<>(matched.size()));
         for (Rule rule : matched) {
             permits = permits.thenCompose(taken -> {
+                lapse(rule);
                 Call call = call(rule, uri, request);
                 if (call == null) {
                     return CompletableFuture.completedFuture(taken);
@@ -250,6 +252,13 @@ final class ClientRateLimitRules {
             });
         }
         return permits;
+    }
+
+    /** Goes back to a rule's tiers once the quotas its partner stated have lapsed. */
+    private void lapse(Rule rule) {
+        if (rule.adapted != null) {
+            rule.adapted.lapse(registry.clock().instant());
+        }
     }
 
     /**
@@ -308,7 +317,7 @@ final class ClientRateLimitRules {
                     + " answer: " + ignored);
             signals.heard(rule.name, "ignored");
         }
-        if (rule.adapted.stated(answer.quotas())) {
+        if (rule.adapted.stated(answer.quotas(), registry.clock().instant())) {
             signals.heard(rule.name, "quota");
         }
         Duration pause = answer.pause();
@@ -378,37 +387,49 @@ final class ClientRateLimitRules {
      * lower than the tier of its window replaces that tier's limit, one of a window no tier has
      * is added as a sliding log; nothing is ever raised above what the rule had before. The tiers
      * it starts from are the rule's, or those set since by anyone else (a refresh, the actuator).
+     * Quotas lapse {@code sluice.client.max-pause} after the partner last stated them: a partner
+     * that stops saying so (or is not asked, its quota refusing every call here) no longer holds
+     * the rule.
      */
     static final class PartnerQuotas {
 
         private final String rule;
         private final RateLimiter limiter;
+        private final Duration lasting;
         /** The tiers the partner's quotas apply to. */
         private List<Tier> configured;
         /** The tiers last set here; tiers found different were set by someone else. */
         private List<Tier> applied;
         private List<PartnerAnswer.Quota> stated = List.of();
+        /** When the quotas last stated lapse, unless stated again; read without the lock. */
+        private volatile @Nullable Instant lapsesAt;
 
-        PartnerQuotas(String rule, RateLimiter limiter) {
+        PartnerQuotas(String rule, RateLimiter limiter, Duration lasting) {
             this.rule = rule;
             this.limiter = limiter;
+            this.lasting = lasting;
             this.configured = limiter.tiers();
             this.applied = configured;
         }
 
         /**
-         * The quotas of one answer; no quota keeps the last stated.
+         * The quotas of one answer; no quota keeps the last stated, until they lapse.
          *
+         * @param now the registry's clock
          * @return whether the rule's tiers changed
          */
-        synchronized boolean stated(List<PartnerAnswer.Quota> quotas) {
+        synchronized boolean stated(List<PartnerAnswer.Quota> quotas, Instant now) {
             List<Tier> current = limiter.tiers();
             if (!current.equals(applied)) {
                 configured = current;
                 applied = current;
                 stated = List.of();
             }
-            if (quotas.isEmpty() || quotas.equals(stated)) {
+            if (quotas.isEmpty()) {
+                return false;
+            }
+            lapsesAt = now.plus(lasting);
+            if (quotas.equals(stated)) {
                 return false;
             }
             stated = List.copyOf(quotas);
@@ -430,6 +451,33 @@ final class ClientRateLimitRules {
                     : "Client rule '" + rule + "' follows the quota its partner states, " + quotas + ", with tiers "
                     + target + " instead of " + configured + " until the partner states another");
             return true;
+        }
+
+        /**
+         * Goes back to the tiers the quotas applied to once they have lapsed, unless someone else
+         * has set the tiers since.
+         *
+         * @param now the registry's clock
+         */
+        void lapse(Instant now) {
+            Instant lapses = lapsesAt;
+            if (lapses == null || now.isBefore(lapses)) {
+                return;
+            }
+            synchronized (this) {
+                if (lapsesAt != lapses) {
+                    return;
+                }
+                lapsesAt = null;
+                stated = List.of();
+                if (!limiter.tiers().equals(applied) || applied.equals(configured)) {
+                    return;
+                }
+                limiter.changeTiers(configured);
+                applied = configured;
+                LOGGER.log(System.Logger.Level.INFO, "Client rule '" + rule + "' is back to its configured tiers "
+                        + configured + ": its partner has not stated its quota for " + lasting);
+            }
         }
 
         private static List<Tier> adapted(List<Tier> configured, List<PartnerAnswer.Quota> quotas) {

@@ -50,6 +50,8 @@ import org.springframework.http.HttpHeaders;
  *
  * <p>Headers come from outside, so each field is judged on its own: a malformed, negative, zero
  * (for quotas and windows), too long (more than 15 digits) or contradictory value is passed over,
+ * as are a quota whose window is longer than the longest pause (the partner could otherwise hold
+ * a rule for as long as it likes) and quotas past the first four,
  * with one short note in {@link #ignored()} that names the field but never quotes more than a
  * policy's name, cut to 40 characters. A date or reset already past is no pause, and no mistake.
  * Contradictions are: {@code Retry-After}, {@code Date} or an {@code X-RateLimit-*} field given in
@@ -79,6 +81,12 @@ record PartnerAnswer(@Nullable Duration pause, List<Quota> quotas, List<String> 
 
     /** The most digits of a number read; RFC 9651 allows no more in an Integer. */
     private static final int MOST_DIGITS = 15;
+
+    /**
+     * The most quotas of one answer followed: each may become a tier of the rule, and an answer
+     * may name any number of policies.
+     */
+    private static final int MOST_QUOTAS = 4;
 
     /** The most characters of a policy's name a note quotes. */
     private static final int MOST_QUOTED = 40;
@@ -323,7 +331,17 @@ record PartnerAnswer(@Nullable Duration pause, List<Quota> quotas, List<String> 
 
         PartnerAnswer answer(Duration ceiling) {
             Duration pause = longest.compareTo(ceiling) > 0 ? ceiling : longest;
-            return new PartnerAnswer(pause.isNegative() || pause.isZero() ? null : pause, quotas, ignored);
+            List<Quota> kept = new ArrayList<>(Math.min(quotas.size(), MOST_QUOTAS));
+            for (Quota quota : quotas) {
+                if (quota.window() != null && quota.window().compareTo(ceiling) > 0) {
+                    ignore("RateLimit-Policy: a window longer than the longest pause");
+                } else if (kept.size() == MOST_QUOTAS) {
+                    ignore("RateLimit-Policy: more than " + MOST_QUOTAS + " quotas");
+                } else {
+                    kept.add(quota);
+                }
+            }
+            return new PartnerAnswer(pause.isNegative() || pause.isZero() ? null : pause, kept, ignored);
         }
 
         /** Keeps {@code pause} if it is the longest yet; a pause of zero or less asks for nothing. */

@@ -4,6 +4,7 @@ import dev.sluice.RateLimiterRegistry;
 import dev.sluice.boot.autoconfigure.PropertiesLimitOverrides;
 import dev.sluice.boot.autoconfigure.SluiceAutoConfiguration;
 import dev.sluice.boot.autoconfigure.SluiceProperties;
+import dev.sluice.boot.web.OutboundLimiters;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -43,6 +44,18 @@ public class SluiceClientAutoConfiguration {
         return new ClientRateLimitRules(client.getRules(), client.getMaxPause(), overrides, registry,
                 properties.getKeyError(), new BeanFactoryResolver(beanFactory),
                 signals.getIfAvailable(() -> PartnerSignals.NONE));
+    }
+
+    /**
+     * The limiters of the client rules, whose refusals the web layer answers as a service this
+     * application depends on being unavailable, never as the client's 429.
+     *
+     * @param rules the client rules
+     * @return their limiters' names
+     */
+    @Bean
+    OutboundLimiters sluiceOutboundLimiters(ClientRateLimitRules rules) {
+        return new OutboundLimiters(rules.rules().stream().map(ClientRateLimitRules.Rule::name).toList());
     }
 
     /** The rules on {@code RestClient} and {@code RestTemplate}. */

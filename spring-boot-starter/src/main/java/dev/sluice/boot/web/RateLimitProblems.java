@@ -42,6 +42,24 @@ public final class RateLimitProblems {
     }
 
     /**
+     * {@code 503 Service Unavailable} with the rejection's {@code Retry-After}: a call this
+     * request made to another service was refused by the limit of those calls, which is none of
+     * the client's doing. Neither the limit nor its quota is named.
+     *
+     * @param rejection the outbound limiter's rejection
+     * @return the answer
+     */
+    public static ResponseEntity<ProblemDetail> dependencyLimited(RateLimitExceededException rejection) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
+                "A service this request depends on cannot be called right now; try again later.");
+        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
+                .header(HttpHeaders.RETRY_AFTER,
+                        String.valueOf(Math.max(1, RateLimitPolicies.seconds(rejection.retryAfter()))))
+                .contentType(MediaType.APPLICATION_PROBLEM_JSON)
+                .body(problem);
+    }
+
+    /**
      * {@code 503 Service Unavailable} with a short {@code Retry-After}: the service is fine, but
      * the call cannot be checked right now.
      *

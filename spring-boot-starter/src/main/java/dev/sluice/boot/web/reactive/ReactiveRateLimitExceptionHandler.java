@@ -3,9 +3,11 @@ package dev.sluice.boot.web.reactive;
 import dev.sluice.RateLimitExceededException;
 import dev.sluice.StoreUnavailableException;
 import dev.sluice.aop.RateLimitKeyException;
+import dev.sluice.boot.web.OutboundLimiters;
 import dev.sluice.boot.web.RateLimitProblems;
 import dev.sluice.boot.web.servlet.RateLimitExceptionHandler;
 import java.net.URI;
+import java.util.function.Supplier;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -39,10 +41,13 @@ public class ReactiveRateLimitExceptionHandler {
 
     private final ReactiveRateLimitHeaders headers;
     private final URI problemType;
+    private final Supplier<OutboundLimiters> outbound;
 
-    ReactiveRateLimitExceptionHandler(ReactiveRateLimitHeaders headers, URI problemType) {
+    ReactiveRateLimitExceptionHandler(ReactiveRateLimitHeaders headers, URI problemType,
+                                      Supplier<OutboundLimiters> outbound) {
         this.headers = headers;
         this.problemType = problemType;
+        this.outbound = outbound;
     }
 
     /**
@@ -50,11 +55,15 @@ public class ReactiveRateLimitExceptionHandler {
      *
      * @param rejection the rejection
      * @param exchange  the exchange, for the headers
-     * @return the 429 problem
+     * @return the 429 problem; the 503 problem when an outbound call's limiter rejected, as
+     *         {@link dev.sluice.boot.web.servlet.RateLimitExceptionHandler} answers it
      */
     @ExceptionHandler(RateLimitExceededException.class)
     public ResponseEntity<ProblemDetail> tooManyRequests(RateLimitExceededException rejection,
                                                          ServerWebExchange exchange) {
+        if (outbound.get().contains(rejection.limiterName())) {
+            return RateLimitProblems.dependencyLimited(rejection);
+        }
         headers.writeRejection(exchange, rejection.limiterName(), rejection.decision());
         return RateLimitProblems.tooManyRequests(rejection, problemType);
     }

@@ -8,6 +8,7 @@ import dev.sluice.boot.autoconfigure.SluiceAutoConfiguration;
 import dev.sluice.boot.autoconfigure.SluiceProperties;
 import dev.sluice.boot.web.ClientIpResolver;
 import dev.sluice.boot.web.HttpRateLimitRules;
+import dev.sluice.boot.web.OutboundLimiters;
 import dev.sluice.boot.web.RequestVariables;
 import dev.sluice.boot.web.SluiceWebConfiguration;
 import dev.sluice.boot.web.servlet.SluiceWebMvcAutoConfiguration;
@@ -106,13 +107,16 @@ public class SluiceWebFluxAutoConfiguration {
      *
      * @param headers    the header writer
      * @param properties the settings
+     * @param outbound   the limiters of outbound calls, if client rules are configured
      * @return the handler
      */
     @Bean
     @Order(Ordered.HIGHEST_PRECEDENCE + 1000)
     ReactiveRateLimitExceptionHandler sluiceRateLimitExceptionHandler(ReactiveRateLimitHeaders headers,
-                                                                      SluiceProperties properties) {
-        return new ReactiveRateLimitExceptionHandler(headers, properties.getWeb().getProblemType());
+                                                                      SluiceProperties properties,
+                                                                      ObjectProvider<OutboundLimiters> outbound) {
+        return new ReactiveRateLimitExceptionHandler(headers, properties.getWeb().getProblemType(),
+                () -> outbound.getIfAvailable(() -> OutboundLimiters.NONE));
     }
 
     /**

@@ -4,11 +4,13 @@ import dev.sluice.RateLimitExceededException;
 import dev.sluice.StoreUnavailableException;
 import dev.sluice.aop.RateLimitKeyException;
 import dev.sluice.boot.autoconfigure.SluiceProperties;
+import dev.sluice.boot.web.OutboundLimiters;
 import dev.sluice.boot.web.RateLimitProblems;
 import dev.sluice.boot.web.reactive.ReactiveRateLimitExceptionHandler;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.net.URI;
+import java.util.function.Supplier;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -24,7 +26,10 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
  * {@code Retry-After} in whole seconds rounded up and the rate-limit headers. A call rejected
  * because the store was overloaded ({@link RateLimitExceededException#overloaded()}) is answered
  * the same way, never with 503: its {@code detail} says {@code "Rate limit store overloaded"},
- * and {@code Retry-After} is the store's hint;</li>
+ * and {@code Retry-After} is the store's hint. A rejection by the limiter of a call the
+ * application makes to another service ({@link OutboundLimiters}, {@code sluice.client.rules})
+ * is none of the client's doing: it becomes {@code 503 Service Unavailable} with
+ * {@code Retry-After}, without the limiter's name or rate-limit headers;</li>
  * <li>{@link StoreUnavailableException}, which a limiter with the {@code FAIL_CLOSED} failure
  * policy throws while its store cannot decide, becomes {@code 503 Service Unavailable} with a
  * short {@code Retry-After}: the service is fine, but the call cannot be checked right now.</li>
@@ -43,10 +48,12 @@ public class RateLimitExceptionHandler {
 
     private final RateLimitResponseHeaders headers;
     private final URI problemType;
+    private final Supplier<OutboundLimiters> outbound;
 
-    RateLimitExceptionHandler(RateLimitResponseHeaders headers, URI problemType) {
+    RateLimitExceptionHandler(RateLimitResponseHeaders headers, URI problemType, Supplier<OutboundLimiters> outbound) {
         this.headers = headers;
         this.problemType = problemType;
+        this.outbound = outbound;
     }
 
     /**
@@ -55,11 +62,14 @@ public class RateLimitExceptionHandler {
      * @param rejection the rejection
      * @param request   the request
      * @param response  the response, for the headers
-     * @return the 429 problem
+     * @return the 429 problem; the 503 problem when an outbound call's limiter rejected
      */
     @ExceptionHandler(RateLimitExceededException.class)
     public ResponseEntity<ProblemDetail> tooManyRequests(RateLimitExceededException rejection,
                                                          HttpServletRequest request, HttpServletResponse response) {
+        if (outbound.get().contains(rejection.limiterName())) {
+            return RateLimitProblems.dependencyLimited(rejection);
+        }
         headers.writeRejection(request, response, rejection.limiterName(), rejection.decision());
         return RateLimitProblems.tooManyRequests(rejection, problemType);
     }

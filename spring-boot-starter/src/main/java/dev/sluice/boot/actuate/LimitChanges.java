@@ -96,6 +96,21 @@ public class LimitChanges {
         }
     }
 
+    /**
+     * Gives a limiter the change recorded for it, whatever the versions, or its configured limits
+     * when none is: what a history started again holds is all there is.
+     *
+     * @param limiter  the limiter
+     * @param recorded its change as read, or null when none was recorded
+     */
+    final synchronized void takeAsItIs(RateLimiter limiter, @Nullable Change recorded) {
+        if (recorded != null) {
+            apply(limiter, recorded);
+        } else {
+            undo(limiter);
+        }
+    }
+
     /** Gives a limiter its configured limits back. */
     final synchronized boolean undo(RateLimiter limiter) {
         Limits before = configured.remove(limiter.name());

@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -40,8 +41,15 @@ import org.springframework.context.SmartLifecycle;
  * never half of each), its author and time. Publishing it notifies every instance, which reads
  * the hash and applies what is newer than what it applied; each instance also reads the hash
  * every second, for notices it missed, and as it starts. Taking a change back removes it, and
- * every instance returns to the limits it was configured with. A value that cannot be read is
- * left alone with a warning, never half applied.
+ * every instance returns to the limits it was configured with. A value that cannot be read, or
+ * whose version is ahead of the counter, is left alone with a warning, never half applied.
+ *
+ * <p>Versions count within one history of the changes, named by a random epoch that Redis keeps
+ * beside them. Redis restarted without persistence, flushed, or failed over to a replica that
+ * lagged starts the counter again: the first change recorded then starts a new epoch (as does one
+ * that finds the counter unreadable), and an instance that reads an epoch other than the one it
+ * followed takes what Redis holds as it is, whatever the versions: it applies every change
+ * recorded and takes back every other, its own included.
  *
  * <p>Public for the core auto-configuration, in its own package, which makes it for the Redis store.
  */
@@ -57,9 +65,15 @@ public final class SharedLimitChanges extends LimitChanges implements SmartLifec
 
     /**
      * Records (ARGV[2] not empty) or removes the change of limiter ARGV[1] under the next version,
-     * and tells every instance on channel ARGV[3]; returns the version.
+     * and tells every instance on channel ARGV[3]; returns the version. Without an epoch (KEYS[3]),
+     * or with a counter that is not a number, the history starts again under the epoch ARGV[4].
      */
     private static final String PUBLISH = """
+            local counter = redis.call('GET', KEYS[2])
+            if not redis.call('GET', KEYS[3]) or (counter and not tonumber(counter)) then
+                if counter and not tonumber(counter) then redis.call('DEL', KEYS[2]) end
+                redis.call('SET', KEYS[3], ARGV[4])
+            end
             local version = redis.call('INCR', KEYS[2])
             if ARGV[2] == '' then
                 redis.call('HDEL', KEYS[1], ARGV[1])
@@ -70,16 +84,20 @@ public final class SharedLimitChanges extends LimitChanges implements SmartLifec
             return version
             """;
 
-    /** The version of the changes, and the changes, read together. */
+    /** The version of the changes, their epoch, and the changes, read together. */
     private static final String READ = """
-            return {redis.call('GET', KEYS[2]) or '0', redis.call('HGETALL', KEYS[1])}
+            return {redis.call('GET', KEYS[2]) or '0', redis.call('GET', KEYS[3]) or '',
+                    redis.call('HGETALL', KEYS[1])}
             """;
 
     private final RedissonClient redis;
     private final RateLimiterRegistry registry;
     private final String changes;
     private final String versions;
+    private final String epochs;
     private final String channel;
+    /** The epoch of the history this instance follows; {@code null} before its first read. */
+    private @Nullable String followedEpoch;
     private final ScheduledExecutorService reader = Executors.newSingleThreadScheduledExecutor(runnable -> {
         Thread thread = new Thread(runnable, "sluice-limit-changes");
         thread.setDaemon(true);
@@ -107,6 +125,7 @@ public final class SharedLimitChanges extends LimitChanges implements SmartLifec
         // One hash tag: both keys in one slot of a Redis Cluster, as the script needs.
         this.changes = keyPrefix + ":{limit-changes}";
         this.versions = keyPrefix + ":{limit-changes}:version";
+        this.epochs = keyPrefix + ":{limit-changes}:epoch";
         this.channel = keyPrefix + ":limit-changes";
         this.startUpWait = warmUp.compareTo(TIMEOUT) < 0 ? warmUp : TIMEOUT;
     }
@@ -217,7 +236,8 @@ public final class SharedLimitChanges extends LimitChanges implements SmartLifec
         try {
             // Read from the master, where the changes are written: a replica may not have the latest yet.
             read = script().<List<Object>>evalAsync(changes, RScript.Mode.READ_WRITE, READ, RScript.ReturnType.LIST,
-                    List.of(changes, versions)).toCompletableFuture().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                    List.of(changes, versions, epochs)).toCompletableFuture().get(TIMEOUT.toMillis(),
+                    TimeUnit.MILLISECONDS);
             warnedUnreachable = false;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -231,11 +251,18 @@ public final class SharedLimitChanges extends LimitChanges implements SmartLifec
             return null;
         }
         Map<String, String> recorded = new LinkedHashMap<>();
-        List<?> fields = (List<?>) read.get(1);
+        List<?> fields = (List<?>) read.get(2);
         for (int i = 0; i + 1 < fields.size(); i += 2) {
             recorded.put(String.valueOf(fields.get(i)), String.valueOf(fields.get(i + 1)));
         }
-        return new Snapshot(Long.parseLong(String.valueOf(read.get(0))), recorded, publishedBefore);
+        long asOf;
+        try {
+            asOf = Long.parseLong(String.valueOf(read.get(0)));
+        } catch (NumberFormatException e) {
+            // Not a counter this class writes: no recorded change is trusted until the next change starts a new epoch.
+            asOf = 0;
+        }
+        return new Snapshot(String.valueOf(read.get(1)), asOf, recorded, publishedBefore);
     }
 
     /**
@@ -247,10 +274,25 @@ public final class SharedLimitChanges extends LimitChanges implements SmartLifec
         if (snapshot.publishedBefore() != published) {
             return;
         }
+        boolean anotherHistory = !snapshot.epoch().equals(followedEpoch);
+        if (anotherHistory && followedEpoch != null) {
+            LOGGER.log(System.Logger.Level.INFO, "The limit changes shared through Redis were started again (Redis"
+                    + " restarted, was flushed or failed over): every limiter takes the changes Redis holds now");
+        }
+        followedEpoch = snapshot.epoch();
         for (RateLimiter limiter : registry.limiters()) {
             String value = snapshot.recorded().get(limiter.name());
             try {
-                follow(limiter, value == null ? null : decode(value), snapshot.asOf());
+                Change recorded = value == null ? null : decode(value);
+                if (recorded != null && recorded.version() > snapshot.asOf()) {
+                    throw new IllegalArgumentException("version " + recorded.version() + " is ahead of the counter, "
+                            + snapshot.asOf());
+                }
+                if (anotherHistory) {
+                    takeAsItIs(limiter, recorded);
+                } else {
+                    follow(limiter, recorded, snapshot.asOf());
+                }
                 unreadable.remove(limiter.name());
             } catch (IllegalArgumentException e) {
                 if (unreadable.add(limiter.name())) {
@@ -264,11 +306,12 @@ public final class SharedLimitChanges extends LimitChanges implements SmartLifec
     /**
      * The changes as read at one moment.
      *
+     * @param epoch           the history they belong to; empty when Redis holds none
      * @param asOf            the version of the changes then
      * @param recorded        each changed limiter's recorded value, by limiter name
      * @param publishedBefore how many changes this instance had recorded or taken back before the read
      */
-    record Snapshot(long asOf, Map<String, String> recorded, long publishedBefore) {
+    record Snapshot(String epoch, long asOf, Map<String, String> recorded, long publishedBefore) {
     }
 
     private RScript script() {
@@ -279,7 +322,7 @@ public final class SharedLimitChanges extends LimitChanges implements SmartLifec
     private long publish(String limiter, String value) {
         try {
             return script().<Long>evalAsync(changes, RScript.Mode.READ_WRITE, PUBLISH, RScript.ReturnType.LONG,
-                    List.of(changes, versions), limiter, value, channel)
+                    List.of(changes, versions, epochs), limiter, value, channel, UUID.randomUUID().toString())
                     .toCompletableFuture().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.RateLimiter;
 import dev.sluice.RateLimiterRegistry;
+import dev.sluice.StoreUnavailableException;
 import dev.sluice.Tier;
 import dev.sluice.annotation.RateLimited;
 import dev.sluice.redisson.testing.RedisCluster;
@@ -21,6 +22,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
@@ -137,6 +140,7 @@ class SharedLimitChangesTest {
         Tier configured = orders(a).tiers().get(0);
         String value = SharedLimitChanges.encode("bob", Instant.parse("2031-03-01T00:00:00Z"), new LimitChanges.Limits(
                 List.of(Tier.of(12, configured.window(), configured.algorithm())), orders(a).plans()));
+        redis.cli("SET", "missed:{limit-changes}:version", "999");
         redis.cli("HSET", "missed:{limit-changes}", "orders", "999\n" + value);
 
         Duration reached = until("the change without a notice", () -> limit(a) == 12 && limit(b) == 12);
@@ -188,6 +192,68 @@ class SharedLimitChangesTest {
 
         assertThat(limit(b)).as("its configured limits").isEqualTo(3);
         assertThat(limit(a)).as("the change it applied").isEqualTo(9);
+    }
+
+    /**
+     * Redis loses the changes' history (a restart without persistence, a flush) under three
+     * instances that made changes: its counter starts again, and every instance follows what it
+     * holds from then on, whatever the versions it had, within 2 seconds of the next change.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"restart", "FLUSHALL"})
+    void afterRedisLostTheChangesEveryInstanceFollowsWhatItHoldsNow(String loss) {
+        try (RedisServer own = RedisServer.start()) {
+            ConfigurableApplicationContext a = start(own, "lost");
+            ConfigurableApplicationContext b = start(own, "lost");
+            ConfigurableApplicationContext c = start(own, "lost");
+            for (String limit : new String[] {"7", "8", "9"}) {
+                change(a, limit, SecurityContext.NONE);
+            }
+            until("the third change everywhere", () -> limit(b) == 9 && limit(c) == 9);
+
+            if (loss.equals("restart")) {
+                own.restart();
+            } else {
+                own.flushAll();
+            }
+            // Once the client has reconnected.
+            RedisCluster.await("a change made through b", () -> {
+                try {
+                    change(b, "20", SecurityContext.NONE);
+                    return true;
+                } catch (StoreUnavailableException e) {
+                    return false;
+                }
+            });
+
+            Duration reached = until("the change everywhere", () -> limit(a) == 20 && limit(c) == 20);
+            System.out.printf("FLEET after a %s, a change reached every instance within %d ms%n", loss,
+                    reached.toMillis());
+            assertThat(reached).isLessThan(PROPAGATION);
+            assertThat(c.getBean(RateLimitsEndpoint.class).revert("orders")).isTrue();
+            Duration back = until("the change taken back everywhere", () -> limit(a) == 3 && limit(b) == 3);
+            assertThat(back).isLessThan(PROPAGATION);
+            assertThat(c.getBean(RateLimitsEndpoint.class).revert("orders")).as("nothing left to take back").isFalse();
+        }
+    }
+
+    /** A counter and a value no instance wrote pin no instance: the next change reaches them all. */
+    @Test
+    void hostileValuesPinNoInstance(RedisServer redis) {
+        ConfigurableApplicationContext a = start(redis, "hostile");
+        ConfigurableApplicationContext b = start(redis, "hostile");
+        Tier configured = orders(a).tiers().get(0);
+        redis.cli("SET", "hostile:{limit-changes}:version", "not a number");
+        redis.cli("HSET", "hostile:{limit-changes}", "orders", "999999999999\n" + SharedLimitChanges.encode(null,
+                Instant.parse("2031-03-01T00:00:00Z"), new LimitChanges.Limits(
+                        List.of(Tier.of(1, configured.window(), configured.algorithm())), orders(a).plans())));
+        b.getBean(SharedLimitChanges.class).read();
+        assertThat(limit(b)).as("a version ahead of the counter is not taken").isEqualTo(3);
+
+        change(a, "15", SecurityContext.NONE);
+
+        Duration reached = until("the change everywhere", () -> limit(b) == 15);
+        assertThat(reached).isLessThan(PROPAGATION);
     }
 
     @Test

@@ -18,9 +18,9 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.http.server.PathContainer;
-import org.springframework.http.server.RequestPath;
 import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.servlet.HandlerExceptionResolver;
+import org.springframework.web.util.ServletRequestPathUtils;
 
 /**
  * Decides the requests {@code sluice.http.rules} match before any handler runs and before the
@@ -53,8 +53,9 @@ final class HttpRateLimitFilter extends OncePerRequestFilter {
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
-        PathContainer path = RequestPath.parse(request.getRequestURI(), request.getContextPath())
-                .pathWithinApplication();
+        // The path Spring MVC matches handlers against: within the context path, and within the servlet path of
+        // a DispatcherServlet mapped to a prefix (spring.mvc.servlet.path).
+        PathContainer path = ServletRequestPathUtils.parseAndCache(request).pathWithinApplication();
         List<HttpRateLimitRules.Rule> matched = rules.matching(request.getMethod(), path);
         List<HttpRateLimitRules.Taken> taken = null;
         for (HttpRateLimitRules.Rule rule : matched) {

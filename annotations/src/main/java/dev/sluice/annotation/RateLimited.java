@@ -69,8 +69,10 @@ public @interface RateLimited {
      *
      * <p>Default: {@code "SimpleClassName.method"}, for example {@code "OtpController.sendOtp"};
      * an overloaded method adds its parameter types: {@code "Orders.find(String,int)"}. When the
-     * tiers of one method use different keys and no name, each key gets its own limiter, named
-     * with the key expression appended: {@code "OtpController.sendOtp[#ip]"}. Tiers that give
+     * tiers of one method use different keys and no name, each key gets its own limiter, numbered
+     * in the order the keys come: {@code "OtpController.sendOtp-1"} for the first key,
+     * {@code "OtpController.sendOtp-2"} for the second. A default name never shows the key
+     * expression, and a URL path and a header carry it as it is. Tiers that give
      * the same name must give the same key; methods that give the same name share counters.
      * Only the class's own methods count as overloads (with its superclasses'), never the
      * methods of interfaces it implements, so implementing an interface never changes a name.

@@ -90,12 +90,15 @@ final class LimitDefinitionParser {
         if (annotations.isEmpty()) {
             return List.of();
         }
-        long keys = annotations.stream().map(RateLimited::key).distinct().count();
+        List<String> keys = annotations.stream().map(RateLimited::key).distinct().toList();
         Map<String, List<RateLimited>> groups = new LinkedHashMap<>();
         Map<String, String> keyByName = new LinkedHashMap<>();
         for (RateLimited annotation : annotations) {
+            // The keys of one method are numbered in the order they come: a name that a URL path and a header carry
+            // as it is, and that does not publish the key expression.
             String name = !annotation.name().isEmpty() ? resolve(method, "name", annotation.name())
-                    : defaultName(method, targetClass) + (keys > 1 ? "[" + annotation.key() + "]" : "");
+                    : defaultName(method, targetClass) + (keys.size() > 1 ? "-" + (keys.indexOf(annotation.key()) + 1)
+                    : "");
             if (name.isBlank()) {
                 throw RateLimitConfigurationException.invalid(method, "name", "is blank after resolving placeholders");
             }
@@ -117,11 +120,14 @@ final class LimitDefinitionParser {
         return limits;
     }
 
-    /** {@code SimpleClassName.method}, with the parameter types when the method is overloaded. */
+    /**
+     * {@code SimpleClassName.method}, with the parameter types when the method is overloaded (an
+     * array type as {@code StringArray}, so that no bracket needs escaping in a URL).
+     */
     private static String defaultName(Method method, Class<?> targetClass) {
         String name = targetClass.getSimpleName() + "." + method.getName();
         if (overloads(method.getName(), targetClass) > 1) {
-            name += Arrays.stream(method.getParameterTypes()).map(Class::getSimpleName)
+            name += Arrays.stream(method.getParameterTypes()).map(type -> type.getSimpleName().replace("[]", "Array"))
                     .collect(Collectors.joining(",", "(", ")"));
         }
         return name;

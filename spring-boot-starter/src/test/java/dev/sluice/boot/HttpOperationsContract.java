@@ -97,6 +97,18 @@ abstract class HttpOperationsContract {
     }
 
     @Test
+    void oneLimiterIsReadAsTheListShowsIt() {
+        EntityExchangeResult<String> one = http.get().uri("/actuator/ratelimits/otp-ip").exchange()
+                .expectBody(String.class).returnResult();
+
+        assertThat(one.getStatus().value()).isEqualTo(200);
+        assertThat(one.getResponseBody()).startsWith("{\"name\":\"otp-ip\",\"tiers\":[{\"limit\":3,")
+                .contains("\"store\":", "\"failurePolicy\":", "\"allowed\":", "\"rejected\":");
+        assertThat(http.get().uri("/actuator/ratelimits/no-such-limiter").exchange().expectBody(String.class)
+                .returnResult().getStatus().value()).isEqualTo(404);
+    }
+
+    @Test
     void anUnknownLimiterIsNotFoundAndTheAnswerNamesNoKey() {
         String client = newClient();
         block(http, client);

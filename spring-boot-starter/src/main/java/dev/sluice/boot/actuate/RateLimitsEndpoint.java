@@ -72,6 +72,18 @@ public class RateLimitsEndpoint {
         return new RateLimitsDescriptor(registry.limiters().stream().map(this::describe).toList());
     }
 
+    /**
+     * Describes one limiter, as the list does ({@code GET /actuator/ratelimits/{limiter}}): its
+     * tiers, plans, store, live change and counts.
+     *
+     * @param limiter the limiter's name
+     * @return the limiter, or {@code null} (404) when no limiter has the name
+     */
+    @ReadOperation
+    public @Nullable LimiterDescriptor limiter(@Selector String limiter) {
+        return registry.find(limiter).map(this::describe).orElse(null);
+    }
+
     private LimiterDescriptor describe(RateLimiter limiter) {
         Map<String, List<TierDescriptor>> plans = new LinkedHashMap<>();
         limiter.plans().forEach((plan, tiers) -> plans.put(plan, TierDescriptor.of(tiers)));

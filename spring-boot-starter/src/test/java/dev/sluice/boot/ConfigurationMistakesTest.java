@@ -263,6 +263,30 @@ class ConfigurationMistakesTest {
                         + " tiers[n]");
     }
 
+    /**
+     * One element of a list given on the command line replaces the list that application.yml
+     * gives (here the default properties): the settings left out are valid, and the report says
+     * the list was replaced rather than that they are not Sluice settings.
+     */
+    @Test
+    void oneElementOfAListOverriddenOnTheCommandLineIsNamedAsReplacingTheList(CapturedOutput output) {
+        SpringApplication application = new SpringApplication(EmptyApp.class);
+        application.setWebApplicationType(WebApplicationType.SERVLET);
+        application.setDefaultProperties(java.util.Map.of("spring.config.name", "configuration-mistakes",
+                "sluice.http.rules[0].name", "product-api", "sluice.http.rules[0].path", "/v1/**",
+                "sluice.http.rules[0].methods[0]", "GET", "sluice.http.rules[0].tiers[0].limit", "5",
+                "sluice.http.rules[0].tiers[0].window", "1m"));
+        assertThatThrownBy(() -> application.run("--server.port=0", "--sluice.http.rules[0].key=#orgId").close())
+                .isInstanceOf(RuntimeException.class);
+        String all = output.getAll();
+        String report = all.substring(all.indexOf("APPLICATION FAILED TO START"));
+
+        assertThat(report).contains("sluice.http.rules[0].methods[0]",
+                "belongs to a list that a higher-priority source replaced whole",
+                "Spring Boot takes a list from one property source whole: setting one element of sluice.http.rules")
+                .doesNotContain("is not a Sluice setting");
+    }
+
     @Test
     void anHttpRuleConditionThatCannotWorkIsNamed(CapturedOutput output) {
         String report = ruleFailureReport(output, "--sluice.http.rules[0].path=/v1/**",

@@ -14,10 +14,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
@@ -46,7 +49,10 @@ import org.jspecify.annotations.Nullable;
  * tiers, and listeners hear of it ({@link RateLimitListener#onUnknownPlan}).
  *
  * <p><b>Live changes.</b> {@link #changeTiers(List)}, {@link #changeTiers(String, List)} and
- * {@link #changePlans(Map)} take effect on the next call, and keep counts the same way.
+ * {@link #changePlans(Map)} take effect on the next call, and keep counts the same way. Callers
+ * already waiting ({@link OnLimit#WAIT}) obey them too, and a {@link #pause} made meanwhile: each
+ * ask after a wait is decided by the limits in force, and a caller whose permit was reserved
+ * before such a change gives it back, once due, and asks again.
  *
  * <p>Keys are counted per limiter: the store sees {@code name + ":" + key} (with {@code :} and
  * {@code \\} in the name escaped by a backslash), so two limiters never share counters. A
@@ -81,6 +87,11 @@ public final class RateLimiter {
     private final RateLimitStore store;
     /** The tiers and plans, replaced whole by a live change so that each call sees one version. */
     private volatile Limits limits;
+    /**
+     * How many times the limits changed or a key was paused: a caller whose permit was reserved
+     * before such a change asks again once the permit is due, instead of going ahead.
+     */
+    private final AtomicLong changes = new AtomicLong();
     private final long cost;
     private final OnLimit onLimit;
     private final Duration maxWait;
@@ -209,6 +220,16 @@ public final class RateLimiter {
                     + LogText.escape(plan) + "', so its default tiers decide the calls of that plan; its plans are " + current.plans.keySet());
         }
         return current.defaults;
+    }
+
+    /**
+     * The tiers a call of this plan is decided by now, for a caller that asks again after
+     * waiting: an unknown plan was reported when the caller came.
+     */
+    private TierSet currentTiers(@Nullable String plan) {
+        Limits current = limits;
+        TierSet planned = plan == null ? null : current.plans.get(plan);
+        return planned != null ? planned : current.defaults;
     }
 
     /**
@@ -412,8 +433,12 @@ public final class RateLimiter {
         try {
             if (turn.asks()) {
                 answer = reserve(key, cost, tiers, deadline);
-                if (waitBefore(answer.decision(), deadline) == null) {
-                    return served(key, answer, start, false);
+                while (waitBefore(answer.decision(), deadline) == null) {
+                    Decision decision = served(key, cost, answer, start, false);
+                    if (decision != null) {
+                        return decision;
+                    }
+                    answer = reserve(key, cost, currentTiers(plan), deadline);
                 }
                 waitLines.toldToWait(turn, answer.decision());
             }
@@ -421,14 +446,21 @@ public final class RateLimiter {
                 // Others went first: what this caller was told before is out of date.
                 answer = null;
             }
-            while (answer == null || waitBefore(answer.decision(), deadline) != null) {
-                if (answer != null) {
-                    turn.rejected(answer.decision());
-                    sleeper.sleep(waitBefore(answer.decision(), deadline));
+            while (true) {
+                while (answer == null || waitBefore(answer.decision(), deadline) != null) {
+                    if (answer != null) {
+                        turn.rejected(answer.decision());
+                        sleeper.sleep(waitBefore(answer.decision(), deadline));
+                    }
+                    // The limits may have changed while the caller waited: it is decided by those in force.
+                    answer = reserve(key, cost, currentTiers(plan), deadline);
                 }
-                answer = reserve(key, cost, tiers, deadline);
+                Decision decision = served(key, cost, answer, start, true);
+                if (decision != null) {
+                    return decision;
+                }
+                answer = null;
             }
-            return served(key, answer, start, true);
         } catch (InterruptedException e) {
             Decision latest = answer != null ? null : turn.latestRejection();
             Thread.currentThread().interrupt();
@@ -455,8 +487,10 @@ public final class RateLimiter {
      * set again; the permit reserved for it stays taken.
      *
      * @param waited whether the caller waited in line before
+     * @return the decision; {@code null} when the limits changed or a key was paused while the
+     *         caller slept, and its permit was given back for it to ask again
      */
-    private Decision served(String key, Answer answer, Instant start, boolean waited) {
+    private @Nullable Decision served(String key, long cost, Answer answer, Instant start, boolean waited) {
         Reservation reservation = answer.reservation();
         if (!reservation.delay().isZero()) {
             try {
@@ -466,8 +500,41 @@ public final class RateLimiter {
                 reportWait(start);
                 throw rejection(key, reported(key, unserved(reservation)));
             }
+            if (outdated(answer)) {
+                giveBackReserved(key, cost, answer);
+                return null;
+            }
         }
         return outcome(key, answer, waited || !reservation.delay().isZero() ? start : null);
+    }
+
+    /** Whether the limits changed, or a key was paused, since the store gave this answer. */
+    private boolean outdated(Answer answer) {
+        return changes.get() != answer.asOf();
+    }
+
+    /**
+     * Gives back the permit reserved for a caller that is to ask again, where the store can: it
+     * was counted as of now, when it fell due. A store that cannot give it back keeps it, the
+     * strict side.
+     */
+    private void giveBackReserved(String key, long cost, Answer answer) {
+        List<Tier> tiers = answer.tiers().list;
+        if (tiers.stream().allMatch(store::givesBack)) {
+            String storeKey = storeKey(key);
+            change(store -> store.giveBack(storeKey, tiers, cost, Duration.ZERO), false);
+        }
+    }
+
+    /** {@link #giveBackReserved} without blocking. */
+    private CompletionStage<Void> giveBackReservedAsync(String key, long cost, Answer answer) {
+        List<Tier> tiers = answer.tiers().list;
+        if (!tiers.stream().allMatch(store::givesBack)) {
+            return CompletableFuture.completedFuture(null);
+        }
+        String storeKey = storeKey(key);
+        return changeAsync(store -> store.giveBackAsync(storeKey, tiers, cost, Duration.ZERO),
+                store -> store.giveBack(storeKey, tiers, cost, Duration.ZERO), false);
     }
 
     /** The rejection of a caller that gave up before its reserved permit was due. */
@@ -515,7 +582,9 @@ public final class RateLimiter {
     /**
      * Takes {@code cost} permits as {@link #acquire(String, long)} does, but never blocks the
      * calling thread: the store is asked asynchronously and waits are scheduled with
-     * {@link Sleeper#sleepAsync}.
+     * {@link Sleeper#sleepAsync}. Cancelling the returned future while the caller waits (as a
+     * cancelled {@code Mono} or coroutine does) takes it out of line at once and gives back the
+     * permit reserved for it, where the store can.
      *
      * @param key  the key to count the call for, not null
      * @param cost permits the call takes, at least 1; more than a tier's limit is rejected
@@ -548,61 +617,153 @@ public final class RateLimiter {
         Instant start = clock.instant();
         Instant deadline = start.plus(maxWait);
         if (onLimit == OnLimit.REJECT) {
-            return reserveAsync(key, cost, tiers, deadline).thenCompose(decided -> servedAsync(key, decided, start, false));
+            return reserveAsync(key, cost, tiers, start).thenCompose(decided -> outcomeAsync(key, decided, null));
         }
         // A caller that finds others waiting for this key gets in line behind them without asking.
-        WaitLines.Turn turn = waitLines.arrive(key);
-        CompletionStage<@Nullable Answer> asked = turn.asks()
+        Waiter waiter = new Waiter(key, cost, plan, waitLines.arrive(key), start, deadline);
+        CompletionStage<@Nullable Answer> asked = waiter.turn.asks()
                 ? reserveAsync(key, cost, tiers, deadline) : CompletableFuture.completedFuture(null);
-        CompletableFuture<Decision> served = new CompletableFuture<>();
-        asked.thenCompose(answer -> {
-            if (answer != null && waitBefore(answer.decision(), deadline) == null) {
-                return servedAsync(key, answer, start, false);
-            }
-            if (answer != null) {
-                waitLines.toldToWait(turn, answer.decision());
-            }
-            // Handed over on another thread, so that a long line served at once never nests.
-            return turn.first.thenComposeAsync(othersFirst -> inLineAsync(key, cost, tiers, turn,
-                            othersFirst ? null : answer, deadline))
-                    .thenCompose(done -> servedAsync(key, done, start, true));
-        }).whenComplete((done, failure) -> {
+        CompletableFuture<Decision> served = waiter.served;
+        asked.thenCompose(answer -> askedAsync(waiter, answer)).whenComplete((done, failure) -> {
             // Out of the line before the caller hears, so that its next call finds the line as it
             // is; the next caller's turn after the caller's own continuations, so that callers
             // hear of their permits in the order they came.
-            WaitLines.Turn next = waitLines.remove(turn);
+            WaitLines.Turn next = waitLines.remove(waiter.turn);
             if (failure != null) {
                 served.completeExceptionally(failure);
-            } else {
-                served.complete(done);
+            } else if (!served.complete(done) && done.allowed()) {
+                // Cancelled as its permit came.
+                giveBackQuietly(key, cost, plan);
             }
             waitLines.handOver(next);
+        });
+        served.whenComplete((done, failure) -> {
+            if (served.isCancelled()) {
+                waiter.cancelled();
+            }
         });
         return served;
     }
 
-    /** Asks the store as first in line, sleeping between asks, until an answer is final. */
-    private CompletionStage<Answer> inLineAsync(String key, long cost, TierSet tiers, WaitLines.Turn turn,
-                                                @Nullable Answer answer, Instant deadline) {
-        if (answer == null) {
-            return reserveAsync(key, cost, tiers, deadline)
-                    .thenCompose(asked -> inLineAsync(key, cost, tiers, turn, asked, deadline));
+    /**
+     * Serves a caller that asked on arrival, or, told to wait or asking later, waits in line
+     * ({@code answer} is {@code null} when it did not ask).
+     */
+    private CompletionStage<Decision> askedAsync(Waiter waiter, @Nullable Answer answer) {
+        if (waiter.served.isCancelled()) {
+            return CompletableFuture.failedFuture(new CancellationException());
         }
-        Duration wait = waitBefore(answer.decision(), deadline);
-        if (wait == null) {
-            return CompletableFuture.completedFuture(answer);
+        if (answer != null && waitBefore(answer.decision(), waiter.deadline) == null) {
+            return servedAsync(waiter, answer, false).thenCompose(decision -> decision != null
+                    ? CompletableFuture.completedFuture(decision)
+                    : reserveAsync(waiter.key, waiter.cost, currentTiers(waiter.plan), waiter.deadline)
+                            .thenCompose(again -> askedAsync(waiter, again)));
         }
-        turn.rejected(answer.decision());
-        return sleeper.sleepAsync(wait).thenCompose(ignored -> inLineAsync(key, cost, tiers, turn, null, deadline));
+        if (answer != null) {
+            waitLines.toldToWait(waiter.turn, answer.decision());
+        }
+        // Handed over on another thread, so that a long line served at once never nests.
+        return waiter.turn.first.thenComposeAsync(othersFirst -> inLineAsync(waiter, othersFirst ? null : answer));
     }
 
-    /** {@link #served} without blocking: the delay of a reserved permit is slept asynchronously. */
-    private CompletionStage<Decision> servedAsync(String key, Answer answer, Instant start, boolean waited) {
+    /**
+     * Asks the store as first in line, sleeping between asks, until an answer is final, and
+     * serves it; the limits in force decide each ask.
+     */
+    private CompletionStage<Decision> inLineAsync(Waiter waiter, @Nullable Answer answer) {
+        if (waiter.served.isCancelled()) {
+            return CompletableFuture.failedFuture(new CancellationException());
+        }
+        if (answer == null) {
+            return reserveAsync(waiter.key, waiter.cost, currentTiers(waiter.plan), waiter.deadline)
+                    .thenCompose(asked -> inLineAsync(waiter, asked));
+        }
+        Duration wait = waitBefore(answer.decision(), waiter.deadline);
+        if (wait == null) {
+            return servedAsync(waiter, answer, true).thenCompose(decision -> decision != null
+                    ? CompletableFuture.completedFuture(decision)
+                    : inLineAsync(waiter, null));
+        }
+        waiter.turn.rejected(answer.decision());
+        return sleeper.sleepAsync(wait).thenCompose(ignored -> inLineAsync(waiter, null));
+    }
+
+    /**
+     * {@link #served} without blocking: the delay of a reserved permit is slept asynchronously.
+     *
+     * @return a stage completing with the decision, or with {@code null} when the permit was
+     *         given back for the caller to ask again
+     */
+    private CompletionStage<@Nullable Decision> servedAsync(Waiter waiter, Answer answer, boolean waited) {
         Duration delay = answer.reservation().delay();
         if (delay.isZero()) {
-            return outcomeAsync(key, answer, waited ? start : null);
+            return outcomeAsync(waiter.key, answer, waited ? waiter.start : null);
         }
-        return sleeper.sleepAsync(delay).thenCompose(ignored -> outcomeAsync(key, answer, start));
+        waiter.reserved.set(answer);
+        if (waiter.served.isCancelled() && waiter.reserved.getAndSet(null) != null) {
+            // Cancelled while the store answered.
+            return giveBackReservedAsync(waiter.key, waiter.cost, answer)
+                    .thenCompose(given -> CompletableFuture.failedFuture(new CancellationException()));
+        }
+        return sleeper.sleepAsync(delay).thenCompose(ignored -> {
+            if (waiter.reserved.getAndSet(null) == null) {
+                // Cancelled while it slept, and the permit given back then.
+                return CompletableFuture.failedFuture(new CancellationException());
+            }
+            return outdated(answer)
+                    ? giveBackReservedAsync(waiter.key, waiter.cost, answer).thenApply(given -> (Decision) null)
+                    : outcomeAsync(waiter.key, answer, waiter.start);
+        });
+    }
+
+    /** Gives back a permit a cancelled caller was admitted with, where the store can; never fails. */
+    private void giveBackQuietly(String key, long cost, @Nullable String plan) {
+        if (!currentTiers(plan).list.stream().allMatch(store::givesBack)) {
+            return;
+        }
+        try {
+            giveBackAsync(key, cost, plan, clock.instant());
+        } catch (RuntimeException e) {
+            // Kept counted, the strict side: the store could not take it back.
+        }
+    }
+
+    /**
+     * One asynchronous caller waiting for a permit: its place in line, and the answer it is to
+     * hear, which it may cancel.
+     */
+    private final class Waiter {
+
+        final String key;
+        final long cost;
+        final @Nullable String plan;
+        final WaitLines.Turn turn;
+        final Instant start;
+        final Instant deadline;
+        final CompletableFuture<Decision> served = new CompletableFuture<>();
+        /** The answer whose reserved permit the caller sleeps until, while it does. */
+        final AtomicReference<@Nullable Answer> reserved = new AtomicReference<>();
+
+        Waiter(String key, long cost, @Nullable String plan, WaitLines.Turn turn, Instant start, Instant deadline) {
+            this.key = key;
+            this.cost = cost;
+            this.plan = plan;
+            this.turn = turn;
+            this.start = start;
+            this.deadline = deadline;
+        }
+
+        /**
+         * The caller cancelled: out of line at once, so that the callers behind it move up, and
+         * the permit reserved for it, if it sleeps for one, back to the store.
+         */
+        void cancelled() {
+            waitLines.handOver(waitLines.remove(turn));
+            Answer held = reserved.getAndSet(null);
+            if (held != null) {
+                giveBackReservedAsync(key, cost, held);
+            }
+        }
     }
 
     private CompletionStage<Decision> outcomeAsync(String key, Answer answer, @Nullable Instant waitingSince) {
@@ -619,16 +780,22 @@ public final class RateLimiter {
      */
     private Answer reserve(String key, long cost, TierSet tiers, Instant deadline) {
         Objects.requireNonNull(key, "key");
+        Decision neverFits = neverFits(tiers, cost);
+        if (neverFits != null) {
+            // Limits lowered while the caller waited.
+            return new Answer(Reservation.now(neverFits), tiers, changes.get());
+        }
         InMemoryRateLimitStore inMemory = inMemoryStore;
         long maxWait = millisUntil(deadline);
+        long asOf = changes.get();
         try {
             if (inMemory == null || cost < 1) {
-                return new Answer(store.reserve(storeKey(key), tiers.list, cost, Duration.ofMillis(maxWait)), null);
+                return new Answer(store.reserve(storeKey(key), tiers.list, cost, Duration.ofMillis(maxWait)), tiers, asOf);
             }
             ForwardingRateLimitStore.DecisionObserver observer = inMemoryObserver;
             Object deciding = observer.deciding();
             try {
-                return new Answer(inMemory.reserve(namespace, key, tiers.list, cost, maxWait), null);
+                return new Answer(inMemory.reserve(namespace, key, tiers.list, cost, maxWait), tiers, asOf);
             } finally {
                 observer.decided(deciding);
             }
@@ -638,13 +805,19 @@ public final class RateLimiter {
             if (!isOutage.test(e)) {
                 throw e;
             }
-            return new Answer(Reservation.now(whenStoreFailed(e, storeKey(key), cost, tiers.list)), null);
+            return new Answer(Reservation.now(whenStoreFailed(e, storeKey(key), cost, tiers.list)), tiers, asOf);
         }
     }
 
     /** {@link #reserve} without blocking. */
     private CompletionStage<Answer> reserveAsync(String key, long cost, TierSet tiers, Instant deadline) {
+        Decision neverFits = neverFits(tiers, cost);
+        if (neverFits != null) {
+            // Limits lowered while the caller waited.
+            return CompletableFuture.completedFuture(new Answer(Reservation.now(neverFits), tiers, changes.get()));
+        }
         String storeKey = storeKey(key);
+        long asOf = changes.get();
         CompletionStage<Reservation> reserved;
         try {
             reserved = store.reserveAsync(storeKey, tiers.list, cost, Duration.ofMillis(millisUntil(deadline)));
@@ -653,7 +826,7 @@ public final class RateLimiter {
         }
         return reserved.handle((reservation, failure) -> {
             if (failure == null) {
-                return new Answer(reservation, null);
+                return new Answer(reservation, tiers, asOf);
             }
             Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                     ? failure.getCause() : failure;
@@ -666,7 +839,7 @@ public final class RateLimiter {
             RuntimeException storeFailure = cause instanceof RuntimeException runtime ? runtime
                     : new StoreUnavailableException(StoreUnavailableException.describe(cause, storeKey),
                             Duration.ofSeconds(1));
-            return new Answer(Reservation.now(whenStoreFailed(storeFailure, storeKey, cost, tiers.list)), null);
+            return new Answer(Reservation.now(whenStoreFailed(storeFailure, storeKey, cost, tiers.list)), tiers, asOf);
         });
     }
 
@@ -815,6 +988,7 @@ public final class RateLimiter {
             // The fallback store decides whenever the store fails: it holds the pause too.
             local.pause(storeKey, tiers, duration);
         }
+        changes.incrementAndGet();
     }
 
     /**
@@ -837,6 +1011,7 @@ public final class RateLimiter {
                         // The fallback store decides whenever the store fails: it holds the pause too.
                         local.pause(storeKey, tiers, duration);
                     }
+                    changes.incrementAndGet();
                 });
     }
 
@@ -1010,6 +1185,7 @@ public final class RateLimiter {
             Limits current = limits;
             limits = checked(new Limits(tiers, current.plansAsLists()));
         }
+        changes.incrementAndGet();
     }
 
     /**
@@ -1028,6 +1204,7 @@ public final class RateLimiter {
             plans.put(plan, tiers);
             limits = checked(new Limits(current.defaults.list, plans));
         }
+        changes.incrementAndGet();
     }
 
     /**
@@ -1041,6 +1218,7 @@ public final class RateLimiter {
         synchronized (this) {
             limits = checked(new Limits(limits.defaults.list, plans));
         }
+        changes.incrementAndGet();
     }
 
     /**
@@ -1055,6 +1233,7 @@ public final class RateLimiter {
         synchronized (this) {
             limits = checked(new Limits(tiers, plans));
         }
+        changes.incrementAndGet();
     }
 
     private Limits checked(Limits changed) {
@@ -1213,12 +1392,19 @@ public final class RateLimiter {
      *
      * @param reservation the reservation; a rejection, without delay, for an overload
      * @param overload    what the overloaded store threw; {@code null} when the store decided
+     * @param tiers       the tiers that decided it
+     * @param asOf        how many changes of the limits and pauses the limiter had seen when it asked
      */
-    private record Answer(Reservation reservation, @Nullable StoreOverloadedException overload) {
+    private record Answer(Reservation reservation, @Nullable StoreOverloadedException overload, TierSet tiers,
+                          long asOf) {
+
+        Answer(Reservation reservation, TierSet tiers, long asOf) {
+            this(reservation, null, tiers, asOf);
+        }
 
         /** The rejection of a call the overloaded store refused. */
         static Answer overloaded(TierSet tiers, StoreOverloadedException overload) {
-            return new Answer(Reservation.now(overloadDecision(tiers, overload)), overload);
+            return new Answer(Reservation.now(overloadDecision(tiers, overload)), overload, tiers, 0);
         }
 
         Decision decision() {

@@ -52,6 +52,10 @@ final class WaitLines {
         boolean[] first = new boolean[1];
         // The caller is in its line until it leaves, so its line is the key's.
         lines.computeIfPresent(turn.line.key, (k, line) -> {
+            if (turn.left) {
+                // Cancelled: out of line already.
+                return line;
+            }
             turn.waits = true;
             line.waiters++;
             line.latestRejection = rejection;
@@ -79,9 +83,10 @@ final class WaitLines {
         Turn[] next = new Turn[1];
         lines.computeIfPresent(turn.line.key, (k, line) -> {
             boolean wasFirst = line.turns.peekFirst() == turn;
-            if (!line.turns.remove(turn)) {
+            if (turn.left || !line.turns.remove(turn)) {
                 return line;
             }
+            turn.left = true;
             if (turn.waits) {
                 line.waiters--;
             }
@@ -124,6 +129,8 @@ final class WaitLines {
          * were; guarded by the line's lock.
          */
         private boolean waits;
+        /** Whether the caller left its line; guarded by the line's lock. */
+        private boolean left;
         /** Completes once the caller is first and told to wait: with whether others went before it. */
         final CompletableFuture<Boolean> first = new CompletableFuture<>();
 

@@ -1,5 +1,6 @@
 package dev.sluice;
 
+import static dev.sluice.annotation.Algorithm.SLIDING_LOG;
 import static dev.sluice.annotation.Algorithm.TOKEN_BUCKET;
 import static java.time.Duration.ofMillis;
 import static java.time.Duration.ofSeconds;
@@ -11,6 +12,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.PriorityQueue;
@@ -21,6 +23,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -253,6 +256,134 @@ class WaitingInLineTest {
                 ofMillis(200));
     }
 
+    @Test
+    void asynchronousCallersHoldingReservedPermitsObeyAPauseThatComesWhileTheyWait() {
+        VirtualTimer timer = new VirtualTimer();
+        RateLimiter limiter = RateLimiter.builder().name("outbound").store(reserving).clock(clock)
+                .sleeper(timer).tier(tenPerSecond).onLimit(OnLimit.WAIT).maxWait(ofSeconds(10)).build();
+        limiter.acquire("api");
+        List<Long> admittedAt = Collections.synchronizedList(new ArrayList<>());
+        List<CompletableFuture<Decision>> calls = acquireOneAfterAnother(limiter, 10, admittedAt);
+        assertThat(timer.pending()).as("callers holding a permit, due 100 ms apart").isEqualTo(10);
+
+        long pausedAt = millis.get();
+        limiter.pause("api", null, ofSeconds(3));
+        timer.runUntil(() -> calls.stream().allMatch(CompletableFuture::isDone));
+
+        assertThat(calls).allSatisfy(call -> assertThat(call.join().allowed()).isTrue());
+        assertThat(admittedAt).as("ms from the pause to each admission")
+                .allSatisfy(at -> assertThat(at - pausedAt).isGreaterThanOrEqualTo(3_000));
+    }
+
+    @ParameterizedTest(name = "reserved: {0}")
+    @ValueSource(booleans = {true, false})
+    void asynchronousWaitersObeyALowerLimitThatComesWhileTheyWait(boolean reserved) {
+        VirtualTimer timer = new VirtualTimer();
+        RateLimiter limiter = RateLimiter.builder().name("outbound").store(reserved ? reserving : store).clock(clock)
+                .sleeper(timer).tier(tenPerSecond).onLimit(OnLimit.WAIT).maxWait(ofSeconds(10)).build();
+        limiter.acquire("api");
+        List<Long> admittedAt = Collections.synchronizedList(new ArrayList<>());
+        List<CompletableFuture<Decision>> calls = acquireOneAfterAnother(limiter, 6, admittedAt);
+
+        limiter.changeTiers(List.of(Tier.of(1, ofMillis(500), TOKEN_BUCKET)));
+        timer.runUntil(() -> calls.stream().allMatch(CompletableFuture::isDone));
+
+        assertThat(calls).allSatisfy(call -> assertThat(call.join().allowed()).isTrue());
+        for (int i = 1; i < admittedAt.size(); i++) {
+            assertThat(admittedAt.get(i) - admittedAt.get(i - 1)).as("ms between admissions %d and %d", i, i + 1)
+                    .isGreaterThanOrEqualTo(500);
+        }
+    }
+
+    @Test
+    void aBlockedCallerHoldingAReservedPermitObeysAPauseThatComesWhileItSleeps() {
+        AtomicReference<RateLimiter> paused = new AtomicReference<>();
+        RateLimiter limiter = RateLimiter.builder().name("outbound").store(reserving).clock(clock)
+                .sleeper(duration -> {
+                    // The partner's "come back in 3 s" arrives while the caller sleeps.
+                    RateLimiter pausing = paused.getAndSet(null);
+                    if (pausing != null) {
+                        pausing.pause("api", null, ofSeconds(3));
+                    }
+                    millis.addAndGet(duration.toMillis());
+                })
+                .tier(tenPerSecond).onLimit(OnLimit.WAIT).maxWait(ofSeconds(10)).build();
+        limiter.acquire("api");
+        paused.set(limiter);
+        long asked = millis.get();
+
+        assertThat(limiter.acquire("api").allowed()).isTrue();
+
+        assertThat(millis.get() - asked).as("ms until the caller was admitted").isGreaterThanOrEqualTo(3_000);
+    }
+
+    @Test
+    void aBlockedCallerInLineAsksWithTheLowerLimitThatCameWhileItSlept() {
+        Tier threePerSecond = Tier.of(3, ofSeconds(1), SLIDING_LOG);
+        AtomicReference<RateLimiter> lowered = new AtomicReference<>();
+        RateLimiter limiter = RateLimiter.builder().name("outbound").store(store).clock(clock)
+                .sleeper(duration -> {
+                    RateLimiter lowering = lowered.getAndSet(null);
+                    if (lowering != null) {
+                        lowering.changeTiers(List.of(Tier.of(2, ofSeconds(1), SLIDING_LOG)));
+                    }
+                    millis.addAndGet(duration.toMillis());
+                })
+                .tier(threePerSecond).onLimit(OnLimit.WAIT).maxWait(ofSeconds(10)).build();
+        long start = millis.get();
+        limiter.acquire("api");
+        millis.addAndGet(400);
+        limiter.acquire("api");
+        millis.addAndGet(100);
+        limiter.acquire("api");
+        millis.addAndGet(100);
+        lowered.set(limiter);
+
+        // Three a second would admit it at 1,000 ms, when the first call leaves the log; two, at 1,400 ms.
+        assertThat(limiter.acquire("api").allowed()).isTrue();
+
+        assertThat(millis.get() - start).as("ms from the first call to the fourth's admission").isEqualTo(1_400);
+    }
+
+    @ParameterizedTest(name = "reserved: {0}")
+    @ValueSource(booleans = {true, false})
+    void cancelledAsynchronousWaitersLeaveTheLineAndGiveTheirPermitsBack(boolean reserved) {
+        VirtualTimer timer = new VirtualTimer();
+        RateLimiter limiter = RateLimiter.builder().name("outbound").store(reserved ? reserving : store).clock(clock)
+                .sleeper(timer).tier(tenPerSecond).onLimit(OnLimit.WAIT).maxWait(ofSeconds(10)).build();
+        limiter.acquire("api");
+        List<CompletableFuture<Decision>> calls = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            calls.add(limiter.acquireAsync("api").toCompletableFuture());
+        }
+
+        calls.subList(0, 4).forEach(call -> call.cancel(false));
+        long cancelledAt = millis.get();
+        AtomicLong admittedAt = new AtomicLong();
+        CompletableFuture<Decision> next = limiter.acquireAsync("api").toCompletableFuture()
+                .whenComplete((decision, failure) -> admittedAt.set(millis.get()));
+        timer.runUntil(() -> next.isDone() && calls.get(4).isDone());
+
+        assertThat(calls.get(4).join().allowed()).isTrue();
+        assertThat(next.join().allowed()).isTrue();
+        // Behind the four cancelled callers, it would have waited 600 ms.
+        assertThat(admittedAt.get() - cancelledAt).as("ms until the next caller was admitted").isEqualTo(200);
+    }
+
+    /**
+     * Asynchronous callers asking for a permit of one key, one after another from this thread;
+     * each adds the test clock's time to {@code admittedAt} when it is admitted.
+     */
+    private List<CompletableFuture<Decision>> acquireOneAfterAnother(RateLimiter limiter, int callers,
+                                                                    Collection<Long> admittedAt) {
+        List<CompletableFuture<Decision>> calls = new ArrayList<>();
+        for (int i = 0; i < callers; i++) {
+            calls.add(limiter.acquireAsync("api").toCompletableFuture()
+                    .whenComplete((decision, failure) -> admittedAt.add(millis.get())));
+        }
+        return calls;
+    }
+
     /**
      * Asynchronous callers asking for a permit of one key, one after another from this thread;
      * each adds its number, from 0, to {@code served} when it hears.
@@ -318,6 +449,26 @@ class WaitingInLineTest {
                     : memory.tryAcquireAsync(key, tiers, cost).thenApply(Reservation::now);
             return answerGoes().thenCompose(goes -> answer);
         }
+
+        @Override
+        public void giveBack(String key, List<Tier> tiers, long cost, Duration ago) {
+            memory.giveBack(key, tiers, cost, ago);
+        }
+
+        @Override
+        public boolean givesBack(Tier tier) {
+            return memory.givesBack(tier);
+        }
+
+        @Override
+        public void pause(String key, List<Tier> tiers, Duration duration) {
+            memory.pause(key, tiers, duration);
+        }
+
+        @Override
+        public boolean pauses(Tier tier) {
+            return memory.pauses(tier);
+        }
     }
 
     private static void awaitCondition(BooleanSupplier condition) {
@@ -359,6 +510,10 @@ class WaitingInLineTest {
 
         private synchronized Sleep next() {
             return pending.poll();
+        }
+
+        synchronized int pending() {
+            return pending.size();
         }
 
         /** Moves time sleep by sleep, letting the callers run in between, until the condition holds. */

@@ -13,6 +13,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -91,6 +93,43 @@ class WebClientRulesTest {
             assertThat(Duration.between(sent.get(0), sent.get(5))).as("six calls at 2 a second waited")
                     .isGreaterThanOrEqualTo(Duration.ofSeconds(2));
             assertThat(BLOCKED).as("blocking calls on non-blocking threads").isEmpty();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"sliding-log", "token-bucket"})
+    void requestsCancelledWhileTheyWaitLeaveTheLineAndGiveTheirPermitsBack(String algorithm) {
+        try (PartnerStub partner = PartnerStub.start(InstantSource.system());
+             ConfigurableApplicationContext app = new SpringApplicationBuilder(ReactiveClientApp.class)
+                     .web(WebApplicationType.NONE)
+                     .properties("sluice.client.rules[0].name=partner",
+                             "sluice.client.rules[0].host=127.0.0.1:" + partner.port(),
+                             "sluice.client.rules[0].tiers[0].limit=1",
+                             "sluice.client.rules[0].tiers[0].window=1s",
+                             "sluice.client.rules[0].tiers[0].algorithm=" + algorithm,
+                             "sluice.client.rules[0].max-wait=30s")
+                     .run("--spring.config.name=webclient-rules")) {
+            WebClient client = app.getBean(WebClient.Builder.class).baseUrl(partner.url()).build();
+
+            // Ten at once, each given up by its caller after 300 ms: one is let go, nine wait and are cancelled.
+            List<String> outcomes = Flux.range(0, 10)
+                    .flatMap(i -> client.get().uri("/quotes/{i}", i).retrieve().toBodilessEntity()
+                            .map(response -> "answered")
+                            .timeout(Duration.ofMillis(300), Mono.just("gave up")))
+                    .collectList()
+                    .block(Duration.ofSeconds(30));
+            assertThat(outcomes).hasSize(10).contains("gave up");
+
+            // A second and a half later, the permit of the one let go is free again.
+            Mono.delay(Duration.ofMillis(1_500)).block();
+            long asked = System.nanoTime();
+            client.get().uri("/quotes/next").retrieve().toBodilessEntity().block(Duration.ofSeconds(30));
+            Duration waited = Duration.ofNanos(System.nanoTime() - asked);
+
+            // Behind nine callers that had gone, it would have waited about nine seconds.
+            assertThat(waited).as("the next request's wait").isLessThan(Duration.ofSeconds(3));
+            assertThat(partner.arrivals()).as("requests that reached the partner")
+                    .hasSize(1 + (int) outcomes.stream().filter("answered"::equals).count());
         }
     }
 

@@ -28,7 +28,8 @@ final class ClientRateLimitFilter implements ExchangeFilterFunction {
         if (matched.isEmpty()) {
             return next.exchange(request);
         }
-        return Mono.fromCompletionStage(() -> rules.admitAsync(matched, request.url(), request))
+        // Cancelling the exchange while it waits for a permit takes it out of line.
+        return Mono.fromFuture(() -> rules.admitAsync(matched, request.url(), request), false)
                 .flatMap(permits -> {
                     // Each request's permits are counted again once: by its answer, failure or cancellation.
                     AtomicBoolean settled = new AtomicBoolean();

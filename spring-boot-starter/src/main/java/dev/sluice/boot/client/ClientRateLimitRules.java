@@ -27,6 +27,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.expression.BeanResolver;
@@ -233,25 +234,76 @@ final class ClientRateLimitRules {
 
     /**
      * Takes the request's permits as {@link #admit} does, without blocking: waits run on timers.
+     * Cancelling the future it returns takes the request out of the line it waits in, and gives
+     * back the permits it took, where the store can: nothing is sent.
      *
-     * @return a stage completing with the permits, or failing with the first rejection
+     * @return a future completing with the permits, or failing with the first rejection
      */
-    CompletionStage<List<Permit>> admitAsync(List<Rule> matched, URI uri, Object request) {
-        CompletionStage<List<Permit>> permits = CompletableFuture.completedFuture(new ArrayList<>(matched.size()));
-        for (Rule rule : matched) {
-            permits = permits.thenCompose(taken -> {
-                lapse(rule);
-                Call call = call(rule, uri, request);
-                if (call == null) {
-                    return CompletableFuture.completedFuture(taken);
-                }
-                return rule.limiter.acquireAsync(call.key, 1, call.plan).thenApply(decision -> {
-                    taken.add(new Permit(rule, call.key, call.plan, registry.clock().instant()));
-                    return taken;
-                });
-            });
+    CompletableFuture<List<Permit>> admitAsync(List<Rule> matched, URI uri, Object request) {
+        CompletableFuture<List<Permit>> admitted = new CompletableFuture<>();
+        List<Permit> taken = new ArrayList<>(matched.size());
+        // The wait of the rule in hand, cancelled with the request's.
+        AtomicReference<CompletableFuture<?>> waiting = new AtomicReference<>(CompletableFuture.completedFuture(null));
+        admitted.whenComplete((permits, failure) -> {
+            if (admitted.isCancelled()) {
+                waiting.get().cancel(false);
+            }
+        });
+        admitFrom(0, matched, uri, request, taken, waiting, admitted);
+        return admitted;
+    }
+
+    /** Takes the permit of {@code matched[index]} and those after it, then completes {@code admitted}. */
+    private void admitFrom(int index, List<Rule> matched, URI uri, Object request, List<Permit> taken,
+                           AtomicReference<CompletableFuture<?>> waiting, CompletableFuture<List<Permit>> admitted) {
+        if (admitted.isCancelled()) {
+            giveBack(taken);
+            return;
         }
-        return permits;
+        if (index == matched.size()) {
+            if (!admitted.complete(taken)) {
+                giveBack(taken);
+            }
+            return;
+        }
+        Rule rule = matched.get(index);
+        lapse(rule);
+        Call call;
+        try {
+            call = call(rule, uri, request);
+        } catch (RuntimeException e) {
+            admitted.completeExceptionally(e);
+            return;
+        }
+        if (call == null) {
+            admitFrom(index + 1, matched, uri, request, taken, waiting, admitted);
+            return;
+        }
+        CompletableFuture<?> wait = rule.limiter.acquireAsync(call.key, 1, call.plan).toCompletableFuture();
+        waiting.set(wait);
+        if (admitted.isCancelled()) {
+            wait.cancel(false);
+        }
+        wait.whenComplete((decision, failure) -> {
+            if (failure != null) {
+                if (!admitted.completeExceptionally(failure) && admitted.isCancelled()) {
+                    giveBack(taken);
+                }
+                return;
+            }
+            taken.add(new Permit(rule, call.key, call.plan, registry.clock().instant()));
+            admitFrom(index + 1, matched, uri, request, taken, waiting, admitted);
+        });
+    }
+
+    /** Gives back the permits of a request that will not be sent, where their stores can. */
+    private void giveBack(List<Permit> permits) {
+        for (Permit permit : permits) {
+            if (permit.rule.limiter.givesBack()) {
+                quietly(permit.rule, "give back the permit of a cancelled request",
+                        () -> permit.rule.limiter.giveBackAsync(permit.key, 1, permit.plan, permit.admittedAt));
+            }
+        }
     }
 
     /** Goes back to a rule's tiers once the quotas its partner stated have lapsed. */

@@ -4,8 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.RateLimitExceededException;
+import dev.sluice.RateLimiter;
 import dev.sluice.RateLimiterRegistry;
 import dev.sluice.Sleeper;
+import dev.sluice.Tier;
+import dev.sluice.annotation.Algorithm;
+import dev.sluice.boot.actuate.RateLimitsEndpoint;
 import dev.sluice.tck.ClockAdvancingSleeper;
 import dev.sluice.tck.MutableClock;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -21,6 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -221,6 +226,31 @@ class ClientRulesTest {
         assertThat(registry.find("partner").orElseThrow().tiers().get(0).limit()).as("never above the rule's").isEqualTo(5);
         assertThat(app.getBean(MeterRegistry.class).get("sluice.client.partner.signals").tag("signal", "quota")
                 .counter().count()).isEqualTo(2);
+    }
+
+    @Test
+    void aLiveChangeKeepsTheRulesOwnTiersAsWhatTakingItBackRestoresWhateverThePartnerLowered() {
+        ConfigurableApplicationContext app = start("management.endpoints.web.exposure.include=ratelimits",
+                "management.endpoint.ratelimits.access=unrestricted");
+        RestClient client = restClient(app);
+        RateLimiter rule = app.getBean(RateLimiterRegistry.class).find("partner").orElseThrow();
+        partner.answerAlwaysWith(Map.of("X-RateLimit-Limit", "2"));
+        call(client, "/quotes/1");
+        assertThat(rule.tiers()).as("lowered by the partner").containsExactly(Tier.of(2, Duration.ofSeconds(1),
+                Algorithm.SLIDING_LOG));
+
+        RateLimitsEndpoint endpoint = app.getBean(RateLimitsEndpoint.class);
+        RateLimitsEndpoint.LimiterDescriptor changed = endpoint.change("partner", null, "100", "1m", null, null,
+                null, SecurityContext.NONE);
+        assertThat(changed.change().configuredTiers()).singleElement()
+                .satisfies(tier -> assertThat(tier.limit()).as("the rule's own limit").isEqualTo(5));
+
+        assertThat(endpoint.revert("partner")).isTrue();
+        partner.answerAlwaysWith(Map.of("X-RateLimit-Limit", "50"));
+        clock.advance(Duration.ofSeconds(1));
+        call(client, "/quotes/2");
+        assertThat(rule.tiers()).as("back to the rule's own, which the partner's 50 does not raise")
+                .containsExactly(Tier.of(5, Duration.ofSeconds(1), Algorithm.SLIDING_LOG));
     }
 
     /**

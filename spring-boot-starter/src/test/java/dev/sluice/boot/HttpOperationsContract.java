@@ -5,13 +5,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.boot.app.LimitedApp;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.env.MapPropertySource;
+import org.springframework.core.env.MutablePropertySources;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.reactive.server.EntityExchangeResult;
 import org.springframework.test.web.reactive.server.WebTestClient;
@@ -196,6 +203,33 @@ abstract class HttpOperationsContract {
             assertThat(revert("no-such-limiter")).isEqualTo(404);
         } finally {
             revert("product-api");
+        }
+    }
+
+    @Test
+    void aConfigurationRefreshKeepsALiveChangeAndIsWhatTakingItBackRestores(@Autowired ConfigurableApplicationContext app) {
+        MutablePropertySources sources = app.getEnvironment().getPropertySources();
+        Set<String> keys = Set.of("sluice.limits.product-api.tiers[0].limit", "sluice.limits.product-api.tiers[0].window");
+        try {
+            change("product-api", "{\"limit\":\"7\",\"window\":\"1m\"}");
+
+            // As Spring Cloud's refresh does it: the environment changes, then an event names the keys.
+            sources.addFirst(new MapPropertySource("refreshed", Map.of("sluice.limits.product-api.tiers[0].limit", "4",
+                    "sluice.limits.product-api.tiers[0].window", "1m")));
+            app.publishEvent(new EnvironmentChangeEvent(app, keys));
+
+            String limiter = http.get().uri("/actuator/ratelimits/product-api").exchange().expectBody(String.class)
+                    .returnResult().getResponseBody();
+            assertThat(limiter).as("the live change holds").startsWith("{\"name\":\"product-api\",\"tiers\":[{\"limit\":7,")
+                    .contains("\"configuredTiers\":[{\"limit\":4,");
+            assertThat(revert("product-api")).isEqualTo(204);
+            assertThat(http.get().uri("/actuator/ratelimits/product-api").exchange().expectBody(String.class)
+                    .returnResult().getResponseBody()).as("the refreshed configuration")
+                    .startsWith("{\"name\":\"product-api\",\"tiers\":[{\"limit\":4,");
+        } finally {
+            revert("product-api");
+            sources.remove("refreshed");
+            app.publishEvent(new EnvironmentChangeEvent(app, keys));
         }
     }
 

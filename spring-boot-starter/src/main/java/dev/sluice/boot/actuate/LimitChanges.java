@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -25,6 +26,42 @@ public class LimitChanges {
     private final Map<String, Limits> configured = new ConcurrentHashMap<>();
     private final Map<String, Change> inForce = new ConcurrentHashMap<>();
     private final AtomicLong versions = new AtomicLong();
+    /** Where the tiers of limiters that another party lowers for a while are kept meanwhile. */
+    private final Map<String, Supplier<List<Tier>>> ownTiers = new ConcurrentHashMap<>();
+
+    /**
+     * Says where a limiter's own tiers are while something else may have lowered them for a
+     * while, as a client rule follows the quota its partner states: a change records those as the
+     * limits taking it back returns to, never the lowered ones.
+     *
+     * @param limiter the limiter's name
+     * @param tiers   its own tiers, as they are when asked
+     */
+    public void ownTiers(String limiter, Supplier<List<Tier>> tiers) {
+        ownTiers.put(limiter, tiers);
+    }
+
+    /**
+     * Gives a limiter the limits configuration has for it now, as a refresh reads them. With a
+     * change in force, the change holds, and these are what taking it back returns to.
+     *
+     * @param limiter the limiter
+     * @param tiers   its configured tiers, or null to keep those it has
+     * @param plans   its configured plans, or null to keep those it has
+     * @return whether the limiter took them now: false while a change is in force
+     * @throws IllegalArgumentException when the limiter cannot take them; it is then unchanged
+     */
+    public synchronized boolean configure(RateLimiter limiter, @Nullable List<Tier> tiers,
+                                          @Nullable Map<String, List<Tier>> plans) {
+        Limits baseline = configured.get(limiter.name());
+        if (baseline != null) {
+            configured.put(limiter.name(), new Limits(tiers != null ? tiers : baseline.tiers(),
+                    plans != null ? plans : baseline.plans()));
+            return false;
+        }
+        limiter.changeLimits(tiers != null ? tiers : limiter.tiers(), plans != null ? plans : limiter.plans());
+        return true;
+    }
 
     /**
      * Changes a limiter's limits.
@@ -69,9 +106,10 @@ public class LimitChanges {
         return Optional.ofNullable(configured.get(limiter));
     }
 
-    /** Applies a change, remembering the limits it replaces when none was in force. */
+    /** Applies a change, remembering the limiter's own limits it replaces when none was in force. */
     final synchronized void apply(RateLimiter limiter, Change change) {
-        Limits before = Limits.of(limiter);
+        Supplier<List<Tier>> own = ownTiers.get(limiter.name());
+        Limits before = new Limits(own != null ? own.get() : limiter.tiers(), limiter.plans());
         limiter.changeLimits(change.limits().tiers(), change.limits().plans());
         configured.putIfAbsent(limiter.name(), before);
         inForce.put(limiter.name(), change);
@@ -129,11 +167,6 @@ public class LimitChanges {
      * @param plans the tiers of each plan, by name
      */
     record Limits(List<Tier> tiers, Map<String, List<Tier>> plans) {
-
-        /** The limits a limiter has now. */
-        static Limits of(RateLimiter limiter) {
-            return new Limits(limiter.tiers(), limiter.plans());
-        }
     }
 
     /**

@@ -4,6 +4,7 @@ import dev.sluice.RateLimiter;
 import dev.sluice.RateLimiterRegistry;
 import dev.sluice.Tier;
 import dev.sluice.annotation.Algorithm;
+import dev.sluice.boot.actuate.LimitChanges;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -24,19 +25,24 @@ import org.springframework.core.env.Environment;
  * removed limiters and rules, a rule's path, methods, condition, key and plan expression and
  * {@code count-on}, a limiter's {@code sluice.limits.<name>.condition}, and going back from
  * configured tiers to an annotation's (removing {@code sluice.limits.<name>.tiers} keeps the
- * tiers last configured). Invalid new configuration changes nothing and is logged.
+ * tiers last configured). Invalid new configuration changes nothing and is logged. A limiter
+ * changed live through the actuator keeps its change: the configured limits are what taking the
+ * change back returns to.
  */
 final class ConfiguredLimitsRefresher {
 
     private static final System.Logger LOGGER = System.getLogger(ConfiguredLimitsRefresher.class.getName());
 
     private final RateLimiterRegistry registry;
+    private final LimitChanges changes;
     private final Environment environment;
     /** The limiters configuration has named so far, whose plans it owns. */
     private final Set<String> configured = new LinkedHashSet<>();
 
-    ConfiguredLimitsRefresher(RateLimiterRegistry registry, Environment environment, SluiceProperties started) {
+    ConfiguredLimitsRefresher(RateLimiterRegistry registry, LimitChanges changes, Environment environment,
+                              SluiceProperties started) {
         this.registry = registry;
+        this.changes = changes;
         this.environment = environment;
         this.configured.addAll(started.getLimits().keySet());
     }
@@ -76,8 +82,21 @@ final class ConfiguredLimitsRefresher {
             return;
         }
         List<String> changed = new ArrayList<>();
-        tiers.forEach((limiter, configuredTiers) -> apply(limiter, () -> limiter.changeTiers(configuredTiers), changed));
-        plans.forEach((limiter, configuredPlans) -> apply(limiter, () -> limiter.changePlans(configuredPlans), changed));
+        Set<RateLimiter> limiters = new LinkedHashSet<>(tiers.keySet());
+        limiters.addAll(plans.keySet());
+        for (RateLimiter limiter : limiters) {
+            try {
+                if (changes.configure(limiter, tiers.get(limiter), plans.get(limiter))) {
+                    changed.add(limiter.toString());
+                } else {
+                    LOGGER.log(System.Logger.Level.INFO, "Rate limiter '" + limiter.name() + "' keeps its live"
+                            + " change; the refreshed configuration applies once the change is taken back");
+                }
+            } catch (IllegalArgumentException e) {
+                LOGGER.log(System.Logger.Level.WARNING, "Rate limiter '" + limiter.name() + "' keeps its limits: the"
+                        + " refreshed ones cannot be applied: " + e.getMessage());
+            }
+        }
         if (!changed.isEmpty()) {
             LOGGER.log(System.Logger.Level.INFO, "Limits refreshed from configuration: " + changed);
         }
@@ -92,13 +111,4 @@ final class ConfiguredLimitsRefresher {
         }
     }
 
-    private static void apply(RateLimiter limiter, Runnable change, List<String> changed) {
-        try {
-            change.run();
-            changed.add(limiter.toString());
-        } catch (IllegalArgumentException e) {
-            LOGGER.log(System.Logger.Level.WARNING, "Rate limiter '" + limiter.name() + "' keeps its limits: the"
-                    + " refreshed ones cannot be applied: " + e.getMessage());
-        }
-    }
 }

@@ -285,9 +285,11 @@ public class SluiceAutoConfiguration {
 
         @Bean
         ApplicationListener<EnvironmentChangeEvent> sluiceLimitsRefresh(RateLimiterRegistry registry,
+                                                                         LimitChanges changes,
                                                                          Environment environment,
                                                                          SluiceProperties properties) {
-            ConfiguredLimitsRefresher refresher = new ConfiguredLimitsRefresher(registry, environment, properties);
+            ConfiguredLimitsRefresher refresher = new ConfiguredLimitsRefresher(registry, changes, environment,
+                    properties);
             return event -> {
                 if (event.getKeys().stream().anyMatch(key -> key.toLowerCase(Locale.ROOT).startsWith("sluice"))) {
                     refresher.refresh();

@@ -465,6 +465,15 @@ final class ClientRateLimitRules {
         }
 
         /**
+         * The rule's own tiers: those the partner's quotas apply to, or, when someone else has
+         * set the tiers since, those.
+         */
+        synchronized List<Tier> ownTiers() {
+            List<Tier> current = limiter.tiers();
+            return current.equals(applied) ? configured : current;
+        }
+
+        /**
          * The quotas of one answer; no quota keeps the last stated, until they lapse.
          *
          * @param now the registry's clock

@@ -1,6 +1,7 @@
 package dev.sluice.boot.client;
 
 import dev.sluice.RateLimiterRegistry;
+import dev.sluice.boot.actuate.LimitChanges;
 import dev.sluice.boot.autoconfigure.PropertiesLimitOverrides;
 import dev.sluice.boot.autoconfigure.SluiceAutoConfiguration;
 import dev.sluice.boot.autoconfigure.SluiceProperties;
@@ -34,16 +35,22 @@ public class SluiceClientAutoConfiguration {
      * @param registry    where the rules' limiters are registered
      * @param beanFactory resolves {@code @bean} references in the rules' expressions
      * @param signals     counts what partners say, when metrics are on
+     * @param changes     the live changes of limits, told where the rules' own tiers are while
+     *                    partners lower them
      * @return the rules
      */
     @Bean
     ClientRateLimitRules sluiceClientRateLimitRules(SluiceProperties properties, PropertiesLimitOverrides overrides,
                                                     RateLimiterRegistry registry, BeanFactory beanFactory,
-                                                    ObjectProvider<PartnerSignals> signals) {
+                                                    ObjectProvider<PartnerSignals> signals,
+                                                    ObjectProvider<LimitChanges> changes) {
         SluiceProperties.Client client = properties.getClient();
-        return new ClientRateLimitRules(client.getRules(), client.getMaxPause(), overrides, registry,
-                properties.getKeyError(), new BeanFactoryResolver(beanFactory),
+        ClientRateLimitRules rules = new ClientRateLimitRules(client.getRules(), client.getMaxPause(), overrides,
+                registry, properties.getKeyError(), new BeanFactoryResolver(beanFactory),
                 signals.getIfAvailable(() -> PartnerSignals.NONE));
+        changes.ifAvailable(live -> rules.rules().stream().filter(rule -> rule.adapted() != null)
+                .forEach(rule -> live.ownTiers(rule.name(), rule.adapted()::ownTiers)));
+        return rules;
     }
 
     /**

@@ -11,6 +11,7 @@ import dev.sluice.annotation.OnLimit;
 import dev.sluice.aop.LimitOverrides;
 import dev.sluice.aop.RateLimitKeyException;
 import dev.sluice.aop.RateLimitVariables;
+import dev.sluice.boot.actuate.LimitChanges;
 import dev.sluice.boot.autoconfigure.SluiceConfigurationException;
 import dev.sluice.boot.autoconfigure.SluiceProperties;
 import dev.sluice.boot.web.ClientIpResolver;
@@ -21,6 +22,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
@@ -38,14 +40,18 @@ import org.springframework.expression.spel.support.StandardEvaluationContext;
 final class RouteLimits {
 
     private final RateLimiterRegistry registry;
+    private final LimitChanges changes;
+    /** The names of the limiters registered here for routes' own tiers. */
+    private final Set<String> routeLimiters = ConcurrentHashMap.newKeySet();
     private final LimitOverrides overrides;
     private final KeyErrorPolicy onKeyError;
     private final RuleExpressions expressions;
     private final ClientIpResolver clientIp;
 
-    RouteLimits(RateLimiterRegistry registry, LimitOverrides overrides, KeyErrorPolicy onKeyError,
-                ClientIpResolver clientIp, BeanFactory beans) {
+    RouteLimits(RateLimiterRegistry registry, LimitChanges changes, LimitOverrides overrides,
+                KeyErrorPolicy onKeyError, ClientIpResolver clientIp, BeanFactory beans) {
         this.registry = registry;
+        this.changes = changes;
         this.overrides = overrides;
         this.onKeyError = onKeyError;
         this.clientIp = clientIp;
@@ -65,7 +71,10 @@ final class RouteLimits {
     }
 
     /**
-     * Checks a route's options and registers its limiter.
+     * Checks a route's options and registers its limiter. A route defined again while the gateway
+     * runs (its routes refreshed) keeps the limiter of its own tiers, counts kept, with the tiers
+     * and plans it has now; a live change of that limiter holds, as through a configuration
+     * refresh.
      *
      * @param property where the options are set, for messages: {@code route 'api' sluice-rate-limiter}
      * @param routeId  the route's id, which names a limiter of the route's own tiers
@@ -107,8 +116,17 @@ final class RouteLimits {
         SpelExpression plan = expressions.parse(property + ".plan", name, options.getPlan());
         RateLimiter limiter;
         try {
-            limiter = registry.register(new LimitDefinition(name, options.getKey(), tiers, "1", OnLimit.REJECT,
-                    Duration.ZERO, "", null, null, options.getPlan(), overrides.plans(name)));
+            RateLimiter defined = ownTiers && routeLimiters.contains(name) ? registry.find(name).orElse(null) : null;
+            if (defined != null) {
+                changes.configure(defined, tiers, overrides.plans(name));
+                limiter = defined;
+            } else {
+                limiter = registry.register(new LimitDefinition(name, options.getKey(), tiers, "1", OnLimit.REJECT,
+                        Duration.ZERO, "", null, null, options.getPlan(), overrides.plans(name)));
+                if (ownTiers) {
+                    routeLimiters.add(name);
+                }
+            }
         } catch (IllegalArgumentException e) {
             throw new SluiceConfigurationException(property + " (" + name + ") cannot be built: " + e.getMessage(),
                     "Give the route's limiter a name no other limiter has, and tiers its store supports.", e);

@@ -2,6 +2,7 @@ package dev.sluice.gateway;
 
 import dev.sluice.RateLimiterRegistry;
 import dev.sluice.aop.LimitOverrides;
+import dev.sluice.boot.actuate.LimitChanges;
 import dev.sluice.boot.autoconfigure.SluiceAutoConfiguration;
 import dev.sluice.boot.autoconfigure.SluiceProperties;
 import dev.sluice.boot.web.ClientIpResolver;
@@ -47,6 +48,7 @@ public class SluiceGatewayAutoConfiguration {
      * The limiters of gateway routes, as both gateways check and decide them.
      *
      * @param registry    where the routes' limiters are registered
+     * @param changes     the live changes of limits, which a route defined again keeps
      * @param overrides   {@code sluice.limits}, the limiters routes name
      * @param properties  the settings, for {@code sluice.key-error}
      * @param clientIp    the client address behind {@code #ip}
@@ -56,9 +58,9 @@ public class SluiceGatewayAutoConfiguration {
     @Bean
     @ConditionalOnWebApplication
     RouteLimits sluiceGatewayRouteLimits(@Qualifier(RateLimitingConfiguration.REGISTRY_BEAN_NAME) RateLimiterRegistry registry,
-                                         LimitOverrides overrides, SluiceProperties properties,
+                                         LimitChanges changes, LimitOverrides overrides, SluiceProperties properties,
                                          ClientIpResolver clientIp, BeanFactory beanFactory) {
-        return new RouteLimits(registry, overrides, properties.getKeyError(), clientIp, beanFactory);
+        return new RouteLimits(registry, changes, overrides, properties.getKeyError(), clientIp, beanFactory);
     }
 
     /** The WebFlux gateway's {@code RequestRateLimiter} filter, deciding with Sluice. */

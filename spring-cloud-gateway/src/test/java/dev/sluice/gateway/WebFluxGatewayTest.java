@@ -1,10 +1,29 @@
 package dev.sluice.gateway;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.RateLimiterRegistry;
+import java.net.URI;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.cloud.gateway.event.RefreshRoutesEvent;
+import org.springframework.cloud.gateway.filter.FilterDefinition;
+import org.springframework.cloud.gateway.handler.predicate.PredicateDefinition;
+import org.springframework.cloud.gateway.route.RouteDefinition;
+import org.springframework.cloud.gateway.route.RouteDefinitionWriter;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import reactor.core.publisher.Mono;
 
 /** The contract on the WebFlux gateway: routes from properties, limited by {@code sluiceRateLimiter}. */
 @SpringBootTest(classes = WebFluxGatewayTest.Gateway.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
@@ -39,6 +58,54 @@ class WebFluxGatewayTest extends GatewayRouteLimitsContract {
     static void ruleKey(DynamicPropertyRegistry registry) {
         // In the registry of the contract's rule: a list is bound from one property source.
         registry.add("sluice.http.rules[0].key", () -> "#request.headers.getFirst('X-Api-Key')");
+    }
+
+    @Autowired
+    RouteDefinitionWriter routes;
+
+    @Autowired
+    ApplicationEventPublisher events;
+
+    @Autowired
+    RateLimiterRegistry registry;
+
+    @Value("${backend.uri}")
+    String backendUri;
+
+    @Test
+    void aRouteDefinedAgainWhileTheGatewayRunsTakesItsNewTiersWithTheCountsKept() {
+        define(2);
+        GatewayClient client = new GatewayClient(port);
+        assertThat(client.get("/posted/items", "carol").statusCode()).isEqualTo(200);
+        assertThat(client.get("/posted/items", "carol").statusCode()).isEqualTo(200);
+        assertThat(client.get("/posted/items", "carol").statusCode()).isEqualTo(429);
+
+        define(3);
+
+        assertThat(client.get("/posted/items", "carol").statusCode()).as("raised to 3, 2 used").isEqualTo(200);
+        assertThat(client.get("/posted/items", "carol").statusCode()).isEqualTo(429);
+    }
+
+    /** Posts the route {@code posted} with a limit a minute, as the gateway's actuator does, and refreshes. */
+    private void define(int limit) {
+        RouteDefinition route = new RouteDefinition();
+        route.setId("posted");
+        route.setUri(URI.create(backendUri));
+        route.setPredicates(List.of(new PredicateDefinition("Path=/posted/**")));
+        FilterDefinition filter = new FilterDefinition("RequestRateLimiter");
+        filter.setArgs(new LinkedHashMap<>(Map.of("rate-limiter", "#{@sluiceRateLimiter}",
+                "key-resolver", "#{@sluiceKeyResolver}",
+                "sluice-rate-limiter.key", "#request.headers.getFirst('X-Api-Key')",
+                "sluice-rate-limiter.tiers[0].limit", String.valueOf(limit),
+                "sluice-rate-limiter.tiers[0].window", "1m")));
+        route.setFilters(List.of(filter));
+        routes.save(Mono.just(route)).block(Duration.ofSeconds(10));
+        events.publishEvent(new RefreshRoutesEvent(this));
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (registry.find("posted").map(limiter -> limiter.tiers().get(0).limit() != limit).orElse(true)) {
+            assertThat(System.nanoTime()).as("the route refreshed within 10 s").isLessThan(deadline);
+            LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
+        }
     }
 
     /** A WebFlux gateway; the route {@code named} keys requests by a {@code KeyResolver} of its own. */

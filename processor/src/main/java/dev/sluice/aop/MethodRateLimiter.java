@@ -21,10 +21,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.aspectj.lang.ProceedingJoinPoint;
@@ -193,8 +195,8 @@ public final class MethodRateLimiter {
         if (methodLimits.async) {
             Invocation later = invocation != null ? invocation : Objects.requireNonNull(joinPoint)::proceed;
             if (!methodLimits.countsByOutcome && !methodLimits.fallsBack) {
-                return admitAsync(methodLimits.limits, args, context, heard)
-                        .thenCompose(admitted -> proceedAsync(later.copy()));
+                CompletableFuture<List<Taken>> admission = admitAsync(methodLimits.limits, args, context, heard);
+                return cancelling(admission.thenCompose(admitted -> proceedAsync(later.copy())), admission);
             }
             return limitAsync(methodLimits, target, targetClass, args, context, heard, later);
         }
@@ -333,6 +335,9 @@ public final class MethodRateLimiter {
         CompletableFuture<?> admitted = CompletableFuture.completedFuture(null);
         // Written by one stage after another, each completing before the next starts.
         List<Taken> taken = new ArrayList<>(0);
+        // The wait of the limiter in hand, and whether the caller cancelled: then no limiter after it is asked.
+        AtomicReference<CompletableFuture<?>> waiting = new AtomicReference<>(admitted);
+        CompletableFuture<Void> cancelled = new CompletableFuture<>();
         for (MethodLimit limit : methodLimits) {
             String counted;
             long permits;
@@ -361,8 +366,16 @@ public final class MethodRateLimiter {
             String key = counted;
             long cost = permits;
             String plan = planned;
-            admitted = admitted.thenCompose(previous -> limit.limiter.acquireAsync(key, cost, plan)
-                    .whenComplete((decision, failure) -> {
+            admitted = admitted.thenCompose(previous -> {
+                if (cancelled.isDone()) {
+                    return CompletableFuture.failedFuture(new CancellationException());
+                }
+                CompletableFuture<Decision> acquiring = limit.limiter.acquireAsync(key, cost, plan).toCompletableFuture();
+                waiting.set(acquiring);
+                if (cancelled.isDone()) {
+                    acquiring.cancel(false);
+                }
+                return acquiring.whenComplete((decision, failure) -> {
                         Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                                 ? failure.getCause() : failure;
                         if (decision != null) {
@@ -373,15 +386,35 @@ public final class MethodRateLimiter {
                         } else if (cause instanceof RateLimitExceededException rejection) {
                             tell(heard, limit.limiter, key, rejection);
                         }
-                    }));
+                    });
+            });
         }
-        if (!hasOutcomeCounting(methodLimits)) {
-            return admitted.thenApply(done -> taken);
-        }
-        // A rejected call does not run: it has no outcome to be counted by.
-        return admitted.handle((done, failure) -> failure)
-                .thenCompose(failure -> failure == null ? CompletableFuture.completedFuture(taken)
-                        : giveBackAsync(taken).thenCompose(given -> CompletableFuture.<List<Taken>>failedFuture(failure)));
+        // A rejected or cancelled call does not run: it has no outcome to be counted by.
+        CompletableFuture<List<Taken>> result = !hasOutcomeCounting(methodLimits) ? admitted.thenApply(done -> taken)
+                : admitted.handle((done, failure) -> failure)
+                        .thenCompose(failure -> failure == null ? CompletableFuture.completedFuture(taken)
+                                : giveBackAsync(taken).thenCompose(given -> CompletableFuture.<List<Taken>>failedFuture(failure)));
+        result.whenComplete((done, failure) -> {
+            if (result.isCancelled()) {
+                // Out of the line of the limiter the caller waits for, which gives its permit back.
+                cancelled.complete(null);
+                waiting.get().cancel(false);
+            }
+        });
+        return result;
+    }
+
+    /**
+     * {@code derived}, whose cancellation cancels {@code source} too: a caller that gives up on a
+     * call waiting for its permits leaves the line it waits in.
+     */
+    private static <T> CompletableFuture<T> cancelling(CompletableFuture<T> derived, CompletableFuture<?> source) {
+        derived.whenComplete((value, failure) -> {
+            if (derived.isCancelled()) {
+                source.cancel(false);
+            }
+        });
+        return derived;
     }
 
     private static boolean hasOutcomeCounting(MethodLimit[] methodLimits) {
@@ -403,7 +436,8 @@ public final class MethodRateLimiter {
                                                           @Nullable EvaluationContext context,
                                                           List<RateLimitListener> heard, Invocation later) {
         CompletableFuture<@Nullable Object> result = new CompletableFuture<>();
-        admitAsync(methodLimits.limits, args, context, heard).whenComplete((taken, failure) -> {
+        CompletableFuture<List<Taken>> admission = admitAsync(methodLimits.limits, args, context, heard);
+        admission.whenComplete((taken, failure) -> {
             if (failure != null) {
                 fallBackAsync(methodLimits, target, args, failure, result);
                 return;
@@ -418,7 +452,7 @@ public final class MethodRateLimiter {
                         }
                     }));
         });
-        return result;
+        return cancelling(result, admission);
     }
 
     /** Completes an asynchronous call's result after its admission failed: with the fallback's result, or the failure. */
@@ -637,8 +671,10 @@ public final class MethodRateLimiter {
             EvaluationContext context = methodLimits.needsContext
                     ? expressions.context(methodLimits.method, methodLimits.arguments, arguments, target, targetClass)
                     : null;
-            return admitAsync(methodLimits.limits, arguments, context, listenersForThisCall())
-                    .thenApply(taken -> new Outcomes(methodLimits, target, targetClass, arguments, taken));
+            CompletableFuture<List<Taken>> admitted = admitAsync(methodLimits.limits, arguments, context,
+                    listenersForThisCall());
+            return cancelling(admitted.thenApply(taken -> new Outcomes(methodLimits, target, targetClass, arguments,
+                    taken)), admitted);
         };
         return subscribed.result(admission, invocation, rejection -> methodLimits.fallBack(target, arguments, rejection));
     }

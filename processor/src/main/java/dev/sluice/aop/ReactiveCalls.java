@@ -112,7 +112,9 @@ final class ReactiveCalls implements SubscribedCalls {
                                    FallBack fallBack) {
         // A rejection becomes the fallback's publisher here, before the call would run, so that
         // a rejection the method itself publishes is relayed as it is.
-        Mono<Object> decided = Mono.deferContextual(context -> Mono.fromCompletionStage(admit(admission, context)))
+        // Cancelling the subscription while it waits for a permit takes it out of line.
+        Mono<Object> decided = Mono.deferContextual(context -> Mono.fromFuture(admit(admission, context)
+                        .toCompletableFuture(), false))
                 .cast(Object.class)
                 .onErrorResume(RateLimitExceededException.class, rejection -> fallenBack(fallBack, rejection));
         Publisher<Object> limited = multiValue

@@ -33,6 +33,7 @@ import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscriber;
+import reactor.core.Disposable;
 import reactor.core.publisher.ConnectableFlux;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -398,6 +399,26 @@ class ReactiveMethodRateLimiterTest {
             wait.end();
             assertThat(waiting.get(10, TimeUnit.SECONDS)).isEqualTo("throttled");
             assertThat(quotes.ran).hasValue(2);
+        }
+
+        @Test
+        void aSubscriptionCancelledWhileItWaitsLeavesTheLineAndGivesItsPermitBack() throws Throwable {
+            Mono<String> throttled = call("throttled");
+            StepVerifier.create(throttled).expectNext("throttled").expectComplete().verify(BOUND);
+            Disposable gaveUp = throttled.subscribe();
+            ManualSleeper.Wait cancelledWait = sleeper.next();
+
+            gaveUp.dispose();
+            CompletableFuture<String> next = throttled.toFuture();
+
+            // The permit given back is the next one: due in a second, within maxWait. Behind the
+            // cancelled subscription, it would be due in two, and the call rejected.
+            ManualSleeper.Wait wait = sleeper.next();
+            assertThat(wait.duration()).isEqualTo(Duration.ofSeconds(1));
+            wait.end();
+            assertThat(next.get(10, TimeUnit.SECONDS)).isEqualTo("throttled");
+            cancelledWait.end();
+            assertThat(quotes.ran).as("the cancelled subscription never ran").hasValue(2);
         }
 
         @Test

@@ -134,6 +134,20 @@ public final class RateLimiterRegistry {
     }
 
     /**
+     * Removes a limiter, so that its name is free again: how a limiter defined at run time (a
+     * gateway route's) goes when its definition does. Callers holding it still decide with it.
+     *
+     * @param name the limiter's name
+     * @return the removed limiter, or empty when none had the name
+     */
+    public Optional<RateLimiter> remove(String name) {
+        synchronized (limiters) {
+            Registered removed = limiters.remove(name);
+            return removed == null ? Optional.empty() : Optional.of(removed.limiter);
+        }
+    }
+
+    /**
      * The limiter of a name.
      *
      * @param name the limiter's name

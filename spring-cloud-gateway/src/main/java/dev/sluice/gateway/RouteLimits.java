@@ -134,6 +134,16 @@ final class RouteLimits {
         return new RouteLimit(name, limiter, key, plan, usesIp(key) || usesIp(plan));
     }
 
+    /**
+     * A route the gateway no longer has: the limiter of its own tiers goes from the registry (a
+     * named limiter of {@code sluice.limits} stays).
+     */
+    void removed(RouteLimit limit) {
+        if (routeLimiters.remove(limit.name())) {
+            registry.remove(limit.name());
+        }
+    }
+
     private static boolean usesIp(@Nullable SpelExpression expression) {
         return expression != null && RateLimitVariables.referencedBy(expression).contains("ip");
     }

@@ -13,6 +13,7 @@ import dev.sluice.boot.web.servlet.SluiceWebMvcAutoConfiguration;
 import dev.sluice.config.RateLimitingConfiguration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.stream.Collectors;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -22,10 +23,14 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.cloud.gateway.config.GatewayProperties;
 import org.springframework.cloud.gateway.event.FilterArgsEvent;
+import org.springframework.cloud.gateway.event.RefreshRoutesResultEvent;
 import org.springframework.cloud.gateway.filter.FilterDefinition;
+import org.springframework.cloud.gateway.route.Route;
 import org.springframework.cloud.gateway.route.RouteDefinition;
+import org.springframework.cloud.gateway.route.RouteLocator;
 import org.springframework.cloud.gateway.support.ConfigurationService;
 import org.springframework.context.ApplicationContext;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -94,6 +99,24 @@ public class SluiceGatewayAutoConfiguration {
         @Bean(defaultCandidate = false)
         SluiceKeyResolver sluiceKeyResolver() {
             return new SluiceKeyResolver();
+        }
+
+        /**
+         * Once the gateway has refreshed its routes, forgets those it no longer has, and the
+         * limiters of their own tiers.
+         *
+         * @param rateLimiter the rate limiter
+         * @return the listener
+         */
+        @Bean
+        ApplicationListener<RefreshRoutesResultEvent> sluiceRemovedRoutes(SluiceGatewayRateLimiter rateLimiter) {
+            return event -> {
+                if (event.isSuccess() && event.getSource() instanceof RouteLocator routes) {
+                    // The routes just cached: read without waiting on anything.
+                    routes.getRoutes().map(Route::getId).collect(Collectors.toSet())
+                            .subscribe(rateLimiter::retainRoutes);
+                }
+            };
         }
 
         /**

@@ -6,7 +6,9 @@ import dev.sluice.aop.RateLimitKeyException;
 import dev.sluice.boot.web.reactive.ReactiveRateLimitExceptionHandler;
 import dev.sluice.boot.web.reactive.ReactiveRateLimitHeaders;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
@@ -104,6 +106,24 @@ public class SluiceGatewayRateLimiter extends AbstractRateLimiter<SluiceGatewayR
             routes.put(routeId, limit);
             disabled.remove(routeId);
         }
+    }
+
+    /**
+     * Forgets the routes the gateway no longer has, once it has refreshed them, and the limiters
+     * of their own tiers.
+     *
+     * @param routeIds the ids of the routes it has now
+     */
+    void retainRoutes(Set<String> routeIds) {
+        for (String routeId : List.copyOf(routes.keySet())) {
+            if (!routeIds.contains(routeId)) {
+                RouteLimits.RouteLimit removed = routes.remove(routeId);
+                if (removed != null) {
+                    limits.removed(removed);
+                }
+            }
+        }
+        disabled.keySet().retainAll(routeIds);
     }
 
     /**

@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
@@ -74,24 +75,40 @@ class WebFluxGatewayTest extends GatewayRouteLimitsContract {
 
     @Test
     void aRouteDefinedAgainWhileTheGatewayRunsTakesItsNewTiersWithTheCountsKept() {
-        define(2);
+        define("posted", 2);
         GatewayClient client = new GatewayClient(port);
         assertThat(client.get("/posted/items", "carol").statusCode()).isEqualTo(200);
         assertThat(client.get("/posted/items", "carol").statusCode()).isEqualTo(200);
         assertThat(client.get("/posted/items", "carol").statusCode()).isEqualTo(429);
 
-        define(3);
+        define("posted", 3);
 
         assertThat(client.get("/posted/items", "carol").statusCode()).as("raised to 3, 2 used").isEqualTo(200);
         assertThat(client.get("/posted/items", "carol").statusCode()).isEqualTo(429);
     }
 
-    /** Posts the route {@code posted} with a limit a minute, as the gateway's actuator does, and refreshes. */
-    private void define(int limit) {
+    @Test
+    void aRouteRemovedWhileTheGatewayRunsTakesItsLimiterAlong() {
+        define("removed", 1);
+        GatewayClient client = new GatewayClient(port);
+        assertThat(client.get("/removed/items", "dave").statusCode()).isEqualTo(200);
+
+        routes.delete(Mono.just("removed")).block(Duration.ofSeconds(10));
+        events.publishEvent(new RefreshRoutesEvent(this));
+        awaitRoutes(() -> registry.find("removed").isEmpty());
+
+        // Defined again with other tiers: a limiter of its own, with the counts the store holds for the route.
+        define("removed", 2);
+        assertThat(client.get("/removed/items", "dave").statusCode()).as("2 a minute, 1 used").isEqualTo(200);
+        assertThat(client.get("/removed/items", "dave").statusCode()).isEqualTo(429);
+    }
+
+    /** Posts a route with a limit a minute, as the gateway's actuator does, and refreshes. */
+    private void define(String id, int limit) {
         RouteDefinition route = new RouteDefinition();
-        route.setId("posted");
+        route.setId(id);
         route.setUri(URI.create(backendUri));
-        route.setPredicates(List.of(new PredicateDefinition("Path=/posted/**")));
+        route.setPredicates(List.of(new PredicateDefinition("Path=/" + id + "/**")));
         FilterDefinition filter = new FilterDefinition("RequestRateLimiter");
         filter.setArgs(new LinkedHashMap<>(Map.of("rate-limiter", "#{@sluiceRateLimiter}",
                 "key-resolver", "#{@sluiceKeyResolver}",
@@ -101,9 +118,13 @@ class WebFluxGatewayTest extends GatewayRouteLimitsContract {
         route.setFilters(List.of(filter));
         routes.save(Mono.just(route)).block(Duration.ofSeconds(10));
         events.publishEvent(new RefreshRoutesEvent(this));
+        awaitRoutes(() -> registry.find(id).map(limiter -> limiter.tiers().get(0).limit() == limit).orElse(false));
+    }
+
+    private static void awaitRoutes(BooleanSupplier refreshed) {
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (registry.find("posted").map(limiter -> limiter.tiers().get(0).limit() != limit).orElse(true)) {
-            assertThat(System.nanoTime()).as("the route refreshed within 10 s").isLessThan(deadline);
+        while (!refreshed.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("the routes refreshed within 10 s").isLessThan(deadline);
             LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
         }
     }

@@ -4,7 +4,10 @@ import dev.sluice.aop.MethodRateLimiter;
 import dev.sluice.aop.RateLimitConfigurationException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
@@ -108,9 +111,13 @@ public class RateLimitedBeanValidator implements SmartInitializingSingleton {
         boolean advised = bean == null || advisedByRateLimiting(bean);
         Set<Method> reachable = bean != null && AopUtils.isJdkDynamicProxy(bean)
                 ? methodsOfInterfaces(bean.getClass(), targetClass) : null;
-        ReflectionUtils.doWithMethods(targetClass, method -> {
+        List<Method> methods = new ArrayList<>();
+        ReflectionUtils.doWithMethods(targetClass, methods::add, ReflectionUtils.USER_DECLARED_METHODS);
+        // By name: the JVM lists a class's methods in no set order, and start-up names the same one each time.
+        methods.sort(Comparator.comparing(Method::getName).thenComparing(Method::toGenericString));
+        for (Method method : methods) {
             if (limiter.limitersFor(method, targetClass).isEmpty()) {
-                return;
+                continue;
             }
             Unreachable unreachable = unreachable(method, beanName, advised, reachable);
             if (unreachable != null) {
@@ -119,7 +126,7 @@ public class RateLimitedBeanValidator implements SmartInitializingSingleton {
                         + unreachable.cure + ", or weave the aspect with AspectJ:"
                         + " @EnableRateLimiting(mode = AdviceMode.ASPECTJ)");
             }
-        }, ReflectionUtils.USER_DECLARED_METHODS);
+        }
     }
 
     /** Why a proxy never sees a method's calls, and what to change. */

@@ -20,6 +20,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.SpringBootVersion;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -28,6 +29,7 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.io.DefaultResourceLoader;
+import org.springframework.web.client.RestClient;
 
 /**
  * What a developer sees when a Sluice setting or annotation is wrong: the application does not
@@ -154,6 +156,54 @@ class ConfigurationMistakesTest {
 
         assertThat(report).contains("sluice.store=redis needs the Redis store, which is not on the class path.",
                 "Action:", "Add the dependency dev.sluice:sluice-redisson").doesNotContain("Caused by");
+    }
+
+    /** An application calling a partner through a RestClient built from Spring Boot's builder. */
+    @SpringBootConfiguration(proxyBeanMethods = false)
+    @EnableAutoConfiguration
+    static class PartnerClientApp {
+
+        @Bean
+        RestClient partner(RestClient.Builder builder) {
+            return builder.baseUrl("http://127.0.0.1:9").build();
+        }
+    }
+
+    /** A client rule, and Spring Boot's HTTP client builders left out, as a dependency left out leaves them. */
+    private static String[] clientRuleWithoutBuilders() {
+        boolean springBoot3 = String.valueOf(SpringBootVersion.getVersion()).startsWith("3.");
+        String builders = springBoot3
+                ? "org.springframework.boot.autoconfigure.web.client.RestClientAutoConfiguration,"
+                        + "org.springframework.boot.autoconfigure.web.client.RestTemplateAutoConfiguration,"
+                        + "org.springframework.boot.autoconfigure.web.reactive.function.client.WebClientAutoConfiguration"
+                : "org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration,"
+                        + "org.springframework.boot.restclient.autoconfigure.RestTemplateAutoConfiguration,"
+                        + "org.springframework.boot.webclient.autoconfigure.WebClientAutoConfiguration";
+        return new String[] {"--sluice.client.rules[0].name=partner", "--sluice.client.rules[0].host=127.0.0.1:9",
+            "--sluice.client.rules[0].tiers[0].limit=5", "--sluice.client.rules[0].tiers[0].window=1s",
+            "--spring.autoconfigure.exclude=" + builders};
+    }
+
+    @Test
+    void aClientBuilderSpringBootDoesNotMakeIsNamedWithItsDependency(CapturedOutput output) {
+        String report = failureReport(output, new SpringApplication(PartnerClientApp.class), clientRuleWithoutBuilders());
+
+        String dependency = String.valueOf(SpringBootVersion.getVersion()).startsWith("3.") ? "spring-boot-starter-web"
+                : "spring-boot-starter-restclient";
+        assertThat(report).contains("A bean needs a RestClient.Builder", "makes only with " + dependency,
+                "Action:", "Add the dependency org.springframework.boot:" + dependency);
+    }
+
+    @Test
+    void clientRulesThatNoBuilderCarriesAreReportedAtStartUp(CapturedOutput output) {
+        SpringApplication application = new SpringApplication(EmptyApp.class);
+        application.setWebApplicationType(WebApplicationType.NONE);
+        application.setDefaultProperties(java.util.Map.of("spring.config.name", "configuration-mistakes"));
+
+        application.run(clientRuleWithoutBuilders()).close();
+
+        assertThat(output.getAll()).contains("Client rules [partner] limit the clients built from the",
+                "this application has none of them, so no client is limited: add org.springframework.boot:");
     }
 
     @Test

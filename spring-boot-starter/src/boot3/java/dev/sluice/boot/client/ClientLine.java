@@ -1,5 +1,6 @@
 package dev.sluice.boot.client;
 
+import java.util.List;
 import org.springframework.boot.web.client.RestClientCustomizer;
 import org.springframework.boot.web.client.RestTemplateCustomizer;
 import org.springframework.boot.web.reactive.function.client.WebClientCustomizer;
@@ -16,6 +17,14 @@ final class ClientLine {
 
     /** Present when the {@code WebClient} customizer is. */
     static final String REACTIVE_CLIENTS = "org.springframework.boot.web.reactive.function.client.WebClientCustomizer";
+
+    /** The builders Spring Boot provides, to which the rules apply. */
+    static final List<String> BUILDERS = List.of("org.springframework.web.client.RestClient$Builder",
+            "org.springframework.boot.web.client.RestTemplateBuilder", "org.springframework.web.reactive.function.client.WebClient$Builder");
+
+    /** What brings those builders. */
+    static final String BUILDER_DEPENDENCIES = "org.springframework.boot:spring-boot-starter-web (RestClient, RestTemplate) or"
+            + " org.springframework.boot:spring-boot-starter-webflux (WebClient)";
 
     private ClientLine() {
     }

@@ -1,5 +1,6 @@
 package dev.sluice.boot.client;
 
+import java.util.List;
 import org.springframework.boot.restclient.RestClientCustomizer;
 import org.springframework.boot.restclient.RestTemplateCustomizer;
 import org.springframework.boot.webclient.WebClientCustomizer;
@@ -16,6 +17,14 @@ final class ClientLine {
 
     /** Present when the {@code WebClient} customizer is. */
     static final String REACTIVE_CLIENTS = "org.springframework.boot.webclient.WebClientCustomizer";
+
+    /** The builders Spring Boot provides, to which the rules apply. */
+    static final List<String> BUILDERS = List.of("org.springframework.web.client.RestClient$Builder",
+            "org.springframework.boot.restclient.RestTemplateBuilder", "org.springframework.web.reactive.function.client.WebClient$Builder");
+
+    /** What brings those builders. */
+    static final String BUILDER_DEPENDENCIES = "org.springframework.boot:spring-boot-starter-restclient (RestClient, RestTemplate) or"
+            + " org.springframework.boot:spring-boot-starter-webclient (WebClient)";
 
     private ClientLine() {
     }

@@ -7,13 +7,17 @@ import dev.sluice.boot.autoconfigure.SluiceAutoConfiguration;
 import dev.sluice.boot.autoconfigure.SluiceProperties;
 import dev.sluice.boot.web.OutboundLimiters;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.expression.BeanFactoryResolver;
+import org.springframework.util.ClassUtils;
 
 /**
  * {@code sluice.client.rules}: limits on the application's calls to other HTTP APIs, applied to
@@ -26,6 +30,8 @@ import org.springframework.context.expression.BeanFactoryResolver;
 @ConditionalOnBooleanProperty(name = "sluice.enabled", matchIfMissing = true)
 @ConditionalOnClass(name = "org.springframework.web.util.pattern.PathPattern")
 public class SluiceClientAutoConfiguration {
+
+    private static final System.Logger LOGGER = System.getLogger(SluiceClientAutoConfiguration.class.getName());
 
     /**
      * The client rules, checked and registered as the application starts.
@@ -63,6 +69,30 @@ public class SluiceClientAutoConfiguration {
     @Bean
     OutboundLimiters sluiceOutboundLimiters(ClientRateLimitRules rules) {
         return new OutboundLimiters(rules.rules().stream().map(ClientRateLimitRules.Rule::name).toList());
+    }
+
+    /**
+     * Warns at start-up when client rules are configured and Spring Boot provides none of the
+     * builders they apply to: no client would be limited.
+     *
+     * @param rules the client rules
+     * @param beans the application's beans
+     * @return the check
+     */
+    @Bean
+    SmartInitializingSingleton sluiceClientBuildersCheck(ClientRateLimitRules rules, ListableBeanFactory beans) {
+        return () -> {
+            ClassLoader loader = beans instanceof ConfigurableBeanFactory factory ? factory.getBeanClassLoader() : null;
+            boolean anyBuilder = ClientLine.BUILDERS.stream().anyMatch(type -> ClassUtils.isPresent(type, loader)
+                    && beans.getBeanNamesForType(ClassUtils.resolveClassName(type, loader)).length > 0);
+            if (!rules.rules().isEmpty() && !anyBuilder) {
+                LOGGER.log(System.Logger.Level.WARNING, "Client rules " + rules.rules().stream()
+                        .map(ClientRateLimitRules.Rule::name).toList() + " limit the clients built from the"
+                        + " RestClient.Builder, RestTemplateBuilder and WebClient.Builder Spring Boot provides, and"
+                        + " this application has none of them, so no client is limited: add "
+                        + ClientLine.BUILDER_DEPENDENCIES + ", and build the clients from its builder");
+            }
+        };
     }
 
     /** The rules on {@code RestClient} and {@code RestTemplate}. */

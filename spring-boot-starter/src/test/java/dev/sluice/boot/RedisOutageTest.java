@@ -60,12 +60,15 @@ class RedisOutageTest {
                 System.out.printf("FAULT started with Redis down in %d ms%n",
                         Duration.ofNanos(System.nanoTime() - starting).toMillis());
                 WebTestClient http = http(app);
+                // The application's first request also starts its web stack: not the store's cost.
+                get(http, "/actuator/health");
 
-                // 3 codes a minute from one address, but nothing can count them: every call is admitted.
+                // 3 codes a minute from one address, but nothing can count them: every call is admitted. A call
+                // waiting for Redis to connect would take seconds; the store's timeout and probe cost 300 ms at most.
                 for (int i = 0; i < 20; i++) {
                     long calling = System.nanoTime();
                     assertThat(sendOtp(http, "+1555070" + i).getStatus().value()).isEqualTo(202);
-                    assertThat(Duration.ofNanos(System.nanoTime() - calling)).isLessThan(ofSeconds(1));
+                    assertThat(Duration.ofNanos(System.nanoTime() - calling)).isLessThan(ofSeconds(2));
                 }
 
                 EntityExchangeResult<String> health = get(http, "/actuator/health");

@@ -48,7 +48,9 @@ class ScriptPipelineTest {
         Config config = new Config();
         config.useSingleServer().setAddress(server.address());
         client = Redisson.create(config);
-        store = RedissonRateLimitStore.builder(client).timeout(RedisClients.PATIENT).build();
+        // Decisions wait behind a paused server here for as long as the test holds it, on a machine that may be busy.
+        store = RedissonRateLimitStore.builder(client).timeout(RedisClients.PATIENT).maxQueueWait(RedisClients.PATIENT)
+                .build();
     }
 
     @AfterEach

@@ -253,14 +253,12 @@ class FaultToleranceTest {
                 // The paused master holds sends back until the replica takes over; the client knows the replica and
                 // follows the cluster's redirection to it: no call is left to the policy.
                 manual.assertHandledBy(FailurePolicy.FAIL_CLOSED);
-                // Its calls get eight extra periods of the 100 ms timeout while the paused master answers reads: a
-                // failover within them costs nothing. A loaded machine can make it slower; then the only calls
-                // refused are those that waited all of them out.
+                // Its sends get eight extra periods of the 100 ms timeout while the paused master answers reads: a
+                // failover within them costs nothing. A loaded machine can make it slower, and then its calls are
+                // refused as any outage's, which the assertion above checks.
                 if (manual.untilBack().compareTo(ofMillis(800)) < 0) {
                     assertThat(manual.answeredByPolicy()).as("calls refused during a planned failover").isZero();
                 }
-                assertThat(manual.byPolicy()).as("calls refused during a planned failover, before their extra periods")
-                        .allSatisfy(call -> assertThat(call.latency()).isGreaterThan(ofMillis(800)));
                 assertThat(manual.recovery()).as("first decision by Redis after the planned failover")
                         .isLessThan(ofSeconds(1));
                 // The read asking whether the killed master is alive reaches its replica, which answers: its calls get
@@ -369,12 +367,7 @@ class FaultToleranceTest {
         }
 
         long answeredByPolicy() {
-            return byPolicy().size();
-        }
-
-        /** The calls of the outage that the policy answered. */
-        List<Call> byPolicy() {
-            return during.stream().filter(call -> call.outcome() == Outcome.POLICY || call.failure() != null).toList();
+            return during.stream().filter(call -> call.outcome() == Outcome.POLICY || call.failure() != null).count();
         }
 
         Duration recovery() {

@@ -20,8 +20,10 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.MutablePropertySources;
 import org.springframework.http.MediaType;
+import org.springframework.http.client.reactive.ReactorClientHttpConnector;
 import org.springframework.test.web.reactive.server.EntityExchangeResult;
 import org.springframework.test.web.reactive.server.WebTestClient;
+import reactor.netty.http.client.HttpClient;
 
 /**
  * An operator unblocks a caller and changes limits over HTTP, with the endpoint's write
@@ -46,7 +48,10 @@ abstract class HttpOperationsContract {
 
     @BeforeEach
     void connect() {
-        http = WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).build();
+        // A connection of its own per request: a refused POST whose body the server never read
+        // may close its connection just as a pooled client picks it up for the next request.
+        http = WebTestClient.bindToServer(new ReactorClientHttpConnector(HttpClient.newConnection()))
+                .baseUrl("http://127.0.0.1:" + port).build();
     }
 
     /** An IPv4 address of this test's own. */

@@ -2,7 +2,6 @@ package dev.sluice.test;
 
 import dev.sluice.RateLimitStore;
 import dev.sluice.Sleeper;
-import dev.sluice.tck.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -19,13 +18,13 @@ class SluiceTestConfiguration {
 
     @Bean
     @Primary
-    MutableClock sluiceTestClock() {
-        return new MutableClock(Instant.now().truncatedTo(ChronoUnit.DAYS));
+    TestClock sluiceTestClock(ObjectProvider<RateLimitStore> stores) {
+        return new TestClock(Instant.now().truncatedTo(ChronoUnit.DAYS), stores);
     }
 
     @Bean
     @Primary
-    Sleeper sluiceTestSleeper(MutableClock sluiceTestClock) {
+    Sleeper sluiceTestSleeper(TestClock sluiceTestClock) {
         return new Sleeper() {
             @Override
             public void sleep(Duration duration) {
@@ -41,7 +40,7 @@ class SluiceTestConfiguration {
     }
 
     @Bean
-    SluiceTestReset sluiceTestReset(MutableClock sluiceTestClock, ObjectProvider<RateLimitStore> stores) {
+    SluiceTestReset sluiceTestReset(TestClock sluiceTestClock, ObjectProvider<RateLimitStore> stores) {
         return new SluiceTestReset(sluiceTestClock, stores);
     }
 }

@@ -11,15 +11,19 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * The code examples of the documentation compile: a code block preceded by
- * {@code <!-- snippet: path/to/File.java#tag -->} must equal the region of that file between
- * {@code // tag::tag[]} and {@code // end::tag[]} (indentation removed; several tags, separated by
- * commas, are joined by a blank line), and the file is compiled by the build. Run with
- * {@code -Dsluice.docs.update=true}, the test rewrites the blocks from the files instead.
+ * The code examples of the documentation compile as pasted: a code block preceded by
+ * {@code <!-- snippet: path/to/File.java#tag -->} must equal the imports of that file that the
+ * region uses, a blank line, and the region of the file between {@code // tag::tag[]} and
+ * {@code // end::tag[]} (indentation removed; several tags, separated by commas, are joined by a
+ * blank line), and the file is compiled by the build. Run with {@code -Dsluice.docs.update=true},
+ * the test rewrites the blocks from the files instead.
  */
 class DocsSnippetsTest {
 
     private static final Pattern MARKER = Pattern.compile("^<!-- snippet: (\\S+?)#(\\S+) -->$");
+
+    /** An import line: whether it is static, and the simple name it brings in. */
+    private static final Pattern IMPORT = Pattern.compile("^import (static )?[\\w.]*\\.(\\w+);$");
 
     @Test
     void everyMarkedCodeBlockEqualsItsCompiledSource() {
@@ -51,7 +55,7 @@ class DocsSnippetsTest {
                 }
                 String expected;
                 try {
-                    expected = regions(DocFiles.read(source), marker.group(2).split(","));
+                    expected = snippet(DocFiles.read(source), marker.group(2).split(","));
                 } catch (IllegalArgumentException e) {
                     differences.add(where + ": " + e.getMessage() + " in " + marker.group(1));
                     continue;
@@ -95,6 +99,53 @@ class DocsSnippetsTest {
                 """;
         assertThat(regions(source, new String[] {"a"})).isEqualTo("void a() {\n    b();\n}");
         assertThat(regions(source, new String[] {"b", "b"})).isEqualTo("b();\n\nb();");
+    }
+
+    @Test
+    void aSnippetStartsWithTheImportsItsRegionUses() {
+        String source = """
+                package a;
+
+                import static java.util.Objects.requireNonNull;
+
+                import java.time.Duration;
+                import java.time.DurationFormatter;
+                import java.util.List;
+
+                class A {
+                    // tag::a[]
+                    Duration d = requireNonNull(Duration.ZERO);
+                    // end::a[]
+                }
+                """;
+        assertThat(snippet(source, new String[] {"a"})).isEqualTo("""
+                import static java.util.Objects.requireNonNull;
+
+                import java.time.Duration;
+
+                Duration d = requireNonNull(Duration.ZERO);""");
+        assertThat(snippet("class B {\n// tag::b[]\nint b;\n// end::b[]\n}", new String[] {"b"})).isEqualTo("int b;");
+    }
+
+    /**
+     * What a reader pastes: the imports of a source file that its tagged regions use (static
+     * ones first, as in the file, separated by a blank line), a blank line, and the regions.
+     */
+    static String snippet(String source, String[] tags) {
+        String regions = regions(source, tags);
+        List<String> imports = new ArrayList<>();
+        for (String line : source.split("\n")) {
+            Matcher imported = IMPORT.matcher(line);
+            if (!imported.matches() || !Pattern.compile("\\b" + imported.group(2) + "\\b").matcher(regions).find()) {
+                continue;
+            }
+            boolean afterStatic = !imports.isEmpty() && imports.get(imports.size() - 1).startsWith("import static");
+            if (afterStatic && imported.group(1) == null) {
+                imports.add("");
+            }
+            imports.add(line.strip());
+        }
+        return imports.isEmpty() ? regions : String.join("\n", imports) + "\n\n" + regions;
     }
 
     /** The tagged regions of a source file, each without its common indentation, joined by blank lines. */

@@ -1,22 +1,19 @@
 package dev.sluice.boot.docs;
 
-// tag::imports[]
 import dev.sluice.Decision;
 import dev.sluice.InMemoryRateLimitStore;
-import dev.sluice.RateLimitStore;
-import dev.sluice.RateLimiter;
-import dev.sluice.Tier;
-import dev.sluice.annotation.Algorithm;
-import java.time.Duration;
-// end::imports[]
-
 import dev.sluice.LocalSyncRateLimitStore;
 import dev.sluice.OverloadPolicy;
+import dev.sluice.RateLimitStore;
+import dev.sluice.RateLimiter;
 import dev.sluice.RateLimiterRegistry;
+import dev.sluice.Tier;
+import dev.sluice.annotation.Algorithm;
 import dev.sluice.annotation.RateLimited;
 import dev.sluice.aop.MethodRateLimiter;
 import dev.sluice.aop.RateLimitedAspect;
 import dev.sluice.redisson.RedissonRateLimitStore;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.redisson.api.RedissonClient;

@@ -145,12 +145,14 @@ public class PartnerSimulator {
     }
 
     /**
-     * Starts the counts afresh, keeping the quota and any break to come.
+     * Starts the counts afresh, keeping the quota and any break to come: the calls heard before
+     * no longer count against the quota either.
      *
      * @return the counts, all zero
      */
     @DeleteMapping("/stats")
     public synchronized Stats resetStats() {
+        lastSecond.clear();
         calls = 0;
         violations = 0;
         forced429s = 0;

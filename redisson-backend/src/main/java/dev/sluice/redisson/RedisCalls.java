@@ -56,7 +56,12 @@ final class RedisCalls {
 
     private final Duration timeout;
     private final StoreCircuitBreaker breaker;
-    private final Executor connector = new ThreadPoolExecutor(0, 1, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+    /**
+     * Where sends wait while the client connects: one thread at most, which ends as soon as it
+     * has nothing left to send, so that none outlives the warm-up or an application that failed
+     * to start (a servlet container reports such a thread as leaked).
+     */
+    private final Executor connector = new ThreadPoolExecutor(0, 1, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
             task -> {
                 Thread thread = new Thread(task, "sluice-redis-connect");
                 thread.setDaemon(true);

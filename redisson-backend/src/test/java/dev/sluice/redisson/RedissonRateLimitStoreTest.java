@@ -310,6 +310,19 @@ class RedissonRateLimitStoreTest {
         assertThat(completing.isDaemon()).isTrue();
     }
 
+    @Test
+    void theThreadThatWarmsTheStoreUpEndsOnceItIsWarm() throws InterruptedException {
+        RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).timeout(RedisClients.PATIENT).build();
+        store.warmUp().toCompletableFuture().join();
+
+        for (Thread thread : Thread.getAllStackTraces().keySet()) {
+            if (thread.getName().equals("sluice-redis-connect")) {
+                thread.join(Duration.ofSeconds(5).toMillis());
+                assertThat(thread.isAlive()).as("a connect thread, 5 s after the warm-up").isFalse();
+            }
+        }
+    }
+
     private static void awaitQuietly(CountDownLatch latch) {
         try {
             latch.await(10, TimeUnit.SECONDS);

@@ -251,8 +251,9 @@ class FaultToleranceTest {
                 manual.report("CLUSTER FAILOVER");
                 killed.report("killed master");
                 // The paused master holds sends back until the replica takes over; the client knows the replica and
-                // follows the cluster's redirection to it: no call is left to the policy.
-                manual.assertHandledBy(FailurePolicy.FAIL_CLOSED);
+                // follows the cluster's redirection to it: no call is left to the policy. A call may take its timeout
+                // and the eight extra periods below, 900 ms, and a loaded machine's scheduling on top.
+                manual.assertHandledBy(FailurePolicy.FAIL_CLOSED, ofSeconds(2));
                 // Its sends get eight extra periods of the 100 ms timeout from when they were sent, while the paused
                 // master answers reads: a failover the client has followed within them costs nothing. The client
                 // follows a few hundred ms after the cluster agrees, so a failover slower than half a second may
@@ -261,7 +262,7 @@ class FaultToleranceTest {
                     assertThat(manual.answeredByPolicy()).as("calls refused during a planned failover").isZero();
                 }
                 assertThat(manual.recovery()).as("first decision by Redis after the planned failover")
-                        .isLessThan(ofSeconds(1));
+                        .isLessThan(ofSeconds(2));
                 // The read asking whether the killed master is alive reaches its replica, which answers: its calls get
                 // the grace periods a master paused for a failover gets, 900 ms.
                 killed.assertHandledBy(FailurePolicy.FAIL_CLOSED, ofSeconds(2));
@@ -281,7 +282,10 @@ class FaultToleranceTest {
         try (RedisCluster cluster = RedisCluster.start()) {
             RedissonClient client = RedisClients.connect(cluster);
             try {
-                Watched store = new Watched(RedissonRateLimitStore.builder(client).build());
+                // A second of timeout, not the default 100 ms: redirections cost round trips, not waits, and
+                // beside another build on two cores a starved JVM let half the calls time out and the breaker
+                // open. A store that failed on TRYAGAIN, ASK or MOVED, or waited out a retry, still fails here.
+                Watched store = new Watched(RedissonRateLimitStore.builder(client).timeout(ofSeconds(1)).build());
                 Tier counted = Tier.of(1_000_000, ofMinutes(10), SLIDING_LOG);
                 RateLimiter limiter = limiter(store, FailurePolicy.FAIL_CLOSED, counted);
                 String hotKey = "sluice:{outage:hot}:sl600000";
@@ -301,7 +305,7 @@ class FaultToleranceTest {
                     moving = new Outage(load, start, moved, hotKeyThreads);
                 }
                 moving.report("slot moved");
-                moving.assertHandledBy(FailurePolicy.FAIL_CLOSED);
+                moving.assertHandledBy(FailurePolicy.FAIL_CLOSED, ofSeconds(3));
                 assertThat(moving.answeredByPolicy()).as("calls refused while the slot moved").isZero();
                 assertThat(Long.parseLong(target.cli("ZCARD", hotKey + ":log"))).as("permits of the hot key stored")
                         .isEqualTo(store.admitted("outage:hot")).isPositive();

@@ -19,6 +19,12 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -174,6 +180,44 @@ class ClientRulesTest {
 
         assertThat(partner.arrivals()).hasSize(2);
         assertThat(Duration.between(refused, partner.arrivals().get(1))).isEqualTo(Duration.ofSeconds(3));
+    }
+
+    @Test
+    void callersWaitingWithPermitsATokenBucketReservedObeyAPauseThatCameMeanwhile() throws InterruptedException {
+        ConfigurableApplicationContext app = start(InLineApp.class,
+                "sluice.client.rules[0].tiers[0].algorithm=token-bucket", "sluice.client.rules[0].max-wait=10s");
+        InLineSleeper line = app.getBean(InLineSleeper.class);
+        RestClient client = restClient(app);
+        for (int i = 0; i < 5; i++) {
+            call(client, "/quotes/" + i);
+        }
+        // Four callers take the permits the bucket refills, 200 ms apart, and wait for them.
+        ExecutorService callers = Executors.newFixedThreadPool(4);
+        List<Future<Object>> waiting = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            String path = "/quotes/waiting-" + i;
+            waiting.add(callers.submit(() -> {
+                call(client, path);
+                return path;
+            }));
+            line.awaitSleeping(i + 1);
+        }
+        partner.answerNext(429, Map.of("Retry-After", "3"));
+        try {
+            // The first, due at 200 ms, gets the 429 before the next is due; the three others, due at 400 to
+            // 800 ms, must wait out its 3 s.
+            line.wakeEarliest();
+            assertThatThrownBy(() -> waiting.get(0).get(30, TimeUnit.SECONDS)).hasMessageContaining("429");
+            line.runUntil(waiting);
+        } finally {
+            callers.shutdownNow();
+        }
+
+        List<Instant> arrivals = partner.arrivals();
+        assertThat(arrivals).hasSize(9);
+        Instant refused = arrivals.get(5);
+        assertThat(arrivals.subList(6, 9)).as("arrivals after the 429 at " + refused)
+                .allSatisfy(arrival -> assertThat(arrival).isAfterOrEqualTo(refused.plusSeconds(3)));
     }
 
     @Test
@@ -333,6 +377,100 @@ class ClientRulesTest {
     }
 
     /** The application: Spring Boot's clients, Sluice, metrics; the test's clock moves as calls wait. */
+    /**
+     * Blocking sleeps on the test's clock, woken one at a time, earliest first, each once the
+     * caller woken before it has sent its request or gone back to sleep: as real time runs when
+     * answers come back before the next caller is due.
+     */
+    static final class InLineSleeper implements Sleeper {
+
+        private final MutableClock clock;
+        private final PriorityQueue<Sleep> sleeping = new PriorityQueue<>();
+
+        private record Sleep(Instant until, CountDownLatch woken) implements Comparable<Sleep> {
+            @Override
+            public int compareTo(Sleep other) {
+                return until.compareTo(other.until);
+            }
+        }
+
+        InLineSleeper(MutableClock clock) {
+            this.clock = clock;
+        }
+
+        @Override
+        public void sleep(Duration duration) {
+            Sleep sleep = new Sleep(clock.instant().plus(duration), new CountDownLatch(1));
+            synchronized (this) {
+                sleeping.add(sleep);
+                notifyAll();
+            }
+            try {
+                sleep.woken.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        @Override
+        public CompletionStage<Void> sleepAsync(Duration duration) {
+            throw new AssertionError("RestClient waits on the calling thread");
+        }
+
+        synchronized void awaitSleeping(int callers) throws InterruptedException {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (sleeping.size() < callers) {
+                assertThat(System.nanoTime()).as("callers asleep after 30 s").isLessThan(deadline);
+                wait(100);
+            }
+        }
+
+        /** Wakes the earliest sleeper, moving the clock to its time, once one sleeps. */
+        void wakeEarliest() throws InterruptedException {
+            Sleep next;
+            synchronized (this) {
+                awaitSleeping(1);
+                next = sleeping.poll();
+            }
+            if (next.until.isAfter(clock.instant())) {
+                clock.set(next.until);
+            }
+            next.woken.countDown();
+        }
+
+        /** Wakes sleepers, earliest first, until every caller has finished. */
+        void runUntil(List<? extends Future<?>> callers) throws InterruptedException {
+            while (!callers.stream().allMatch(Future::isDone)) {
+                boolean anyone;
+                synchronized (this) {
+                    anyone = !sleeping.isEmpty();
+                    if (!anyone) {
+                        // Callers are between sleeps, on their own threads.
+                        wait(10);
+                    }
+                }
+                if (anyone) {
+                    wakeEarliest();
+                }
+            }
+        }
+    }
+
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    static class InLineApp {
+
+        @Bean
+        InLineSleeper sleeper(MutableClock clock) {
+            return new InLineSleeper(clock);
+        }
+
+        @Bean
+        SimpleMeterRegistry meterRegistry() {
+            return new SimpleMeterRegistry();
+        }
+    }
+
     @SpringBootConfiguration
     @EnableAutoConfiguration
     static class ClientApp {

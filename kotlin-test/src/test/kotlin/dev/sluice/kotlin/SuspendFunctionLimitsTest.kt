@@ -1,13 +1,24 @@
 package dev.sluice.kotlin
 
 import dev.sluice.RateLimitExceededException
+import dev.sluice.Sleeper
+import dev.sluice.annotation.OnLimit
 import dev.sluice.annotation.RateLimited
 import dev.sluice.aop.RateLimitConfigurationException
 import dev.sluice.config.EnableRateLimiting
 import dev.sluice.tck.MutableClock
+import java.time.Duration
 import java.time.Instant
+import java.util.concurrent.CompletableFuture
+import java.util.concurrent.CompletionStage
+import java.util.concurrent.CopyOnWriteArrayList
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.cancelAndJoin
+import kotlinx.coroutines.delay
 import kotlinx.coroutines.flow.toList
+import kotlinx.coroutines.launch
 import kotlinx.coroutines.runBlocking
+import kotlinx.coroutines.withTimeout
 import kotlinx.coroutines.yield
 import org.assertj.core.api.Assertions.assertThat
 import org.assertj.core.api.Assertions.assertThatThrownBy
@@ -124,6 +135,64 @@ class SuspendFunctionLimitsTest {
         val rejected = runCatching { concierge.find("ann", true) }.exceptionOrNull()
 
         assertThat(rejected).isInstanceOf(RateLimitExceededException::class.java)
+    }
+
+    /** A suspend function whose callers wait for their permits, one a minute. */
+    open class Queue {
+        @RateLimited(key = "#user", limit = 1, window = "1m", onLimit = OnLimit.WAIT, maxWait = "10m")
+        open suspend fun enter(user: String): String {
+            yield()
+            return "in, $user"
+        }
+    }
+
+    /** Waits that end only when the test says, or when their waiter gives up. */
+    class HeldSleeper : Sleeper {
+        val held = CopyOnWriteArrayList<CompletableFuture<Void>>()
+
+        override fun sleep(duration: Duration) = throw AssertionError("a suspend function blocked a thread")
+
+        override fun sleepAsync(duration: Duration): CompletionStage<Void> =
+            CompletableFuture<Void>().also { held.add(it) }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableRateLimiting
+    class QueueApp {
+        @Bean
+        fun queue() = Queue()
+
+        @Bean
+        fun clock() = MutableClock(Instant.parse("2500-01-01T00:00:00Z"))
+
+        @Bean
+        fun sleeper() = HeldSleeper()
+    }
+
+    @Test
+    fun `a cancelled coroutine leaves the line at once and the next caller takes its place`() {
+        AnnotationConfigApplicationContext(QueueApp::class.java).use { context ->
+            val queue = context.getBean(Queue::class.java)
+            val sleeper = context.getBean(HeldSleeper::class.java)
+            val clock = context.getBean(MutableClock::class.java)
+            runBlocking {
+                assertThat(queue.enter("ann")).isEqualTo("in, ann")
+                val waiting = launch(Dispatchers.Default) { queue.enter("ann") }
+                withTimeout(10_000) {
+                    while (sleeper.held.isEmpty()) {
+                        delay(10)
+                    }
+                }
+
+                waiting.cancelAndJoin()
+
+                // Past the window after the first call's: the sliding window counter still weighs it a minute on.
+                clock.advance(Duration.ofMinutes(2))
+                val next = withTimeout(10_000) { queue.enter("ann") }
+                assertThat(next).isEqualTo("in, ann")
+                assertThat(sleeper.held).`as`("waits, the cancelled caller's only").hasSize(1)
+            }
+        }
     }
 
     open class Misnamed {

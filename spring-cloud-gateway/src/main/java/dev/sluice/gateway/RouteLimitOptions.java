@@ -1,6 +1,8 @@
 package dev.sluice.gateway;
 
+import dev.sluice.annotation.Algorithm;
 import dev.sluice.boot.autoconfigure.SluiceProperties;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -9,9 +11,11 @@ import org.jspecify.annotations.Nullable;
  * How a gateway route is limited, on either gateway: a limiter of {@code sluice.limits} by its
  * name, or tiers of the route's own; the key and plan expressions. Bound from a route's arguments
  * ({@code sluice-rate-limiter.*} on the WebFlux gateway, the {@code RateLimit} filter's arguments on
- * the Server MVC gateway) or set in Java.
+ * the Server MVC gateway) or set in Java, with the setters or the methods that return the options.
+ *
+ * @param <O> the options' own type, which those methods return
  */
-public class RouteLimitOptions {
+public abstract class RouteLimitOptions<O extends RouteLimitOptions<O>> {
 
     private @Nullable String limiter;
     private List<SluiceProperties.TierProperties> tiers = new ArrayList<>();
@@ -94,5 +98,73 @@ public class RouteLimitOptions {
      */
     public void setPlan(String plan) {
         this.plan = plan;
+    }
+
+    /**
+     * Names the limiter of {@code sluice.limits} that limits the route.
+     *
+     * @param limiter the limiter's name
+     * @return these options
+     */
+    public O limiter(String limiter) {
+        setLimiter(limiter);
+        return self();
+    }
+
+    /**
+     * Adds a tier of the route's own, counted by a sliding window.
+     *
+     * @param limit  requests per window
+     * @param window the window
+     * @return these options
+     */
+    public O tier(long limit, Duration window) {
+        return tier(limit, window, Algorithm.SLIDING_WINDOW);
+    }
+
+    /**
+     * Adds a tier of the route's own.
+     *
+     * @param limit     requests per window
+     * @param window    the window
+     * @param algorithm how the tier counts
+     * @return these options
+     */
+    public O tier(long limit, Duration window, Algorithm algorithm) {
+        SluiceProperties.TierProperties tier = new SluiceProperties.TierProperties();
+        tier.setLimit(limit);
+        tier.setWindow(window);
+        tier.setAlgorithm(algorithm);
+        tiers.add(tier);
+        return self();
+    }
+
+    /**
+     * Counts requests under the key a SpEL expression gives, over {@code #ip}, {@code #request}
+     * and {@code #path}.
+     *
+     * @param expression the expression
+     * @return these options
+     */
+    public O keyExpression(String expression) {
+        setKey(expression);
+        return self();
+    }
+
+    /**
+     * Chooses each request's plan by a SpEL expression over {@code #ip}, {@code #request} and
+     * {@code #path}.
+     *
+     * @param expression the expression
+     * @return these options
+     */
+    public O plan(String expression) {
+        setPlan(expression);
+        return self();
+    }
+
+    @SuppressWarnings("unchecked")
+    private O self() {
+        return (O) this;
     }
 }

@@ -81,7 +81,7 @@ final class RouteLimits {
      * @return the route's limit, or {@code null} when {@code sluice.limits.<name>.enabled} is false
      * @throws SluiceConfigurationException when the options are incomplete or invalid
      */
-    @Nullable RouteLimit limit(String property, String routeId, RouteLimitOptions options) {
+    @Nullable RouteLimit limit(String property, String routeId, RouteLimitOptions<?> options) {
         String named = options.getLimiter();
         boolean ownTiers = !options.getTiers().isEmpty();
         if (named != null && !named.isBlank() && ownTiers) {

@@ -1,8 +1,5 @@
 package dev.sluice.gateway;
 
-import dev.sluice.annotation.Algorithm;
-import dev.sluice.boot.autoconfigure.SluiceProperties;
-import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
@@ -115,7 +112,7 @@ public final class SluiceFilterFunctions {
      * The options of a route's limit: those of {@link RouteLimitOptions}, a name for the limiter of
      * tiers of the route's own, and optionally a function giving the key.
      */
-    public static class RateLimitConfig extends RouteLimitOptions {
+    public static class RateLimitConfig extends RouteLimitOptions<RateLimitConfig> {
 
         private @Nullable String name;
         private @Nullable Function<ServerRequest, @Nullable String> keyFunction;
@@ -149,17 +146,6 @@ public final class SluiceFilterFunctions {
         }
 
         /**
-         * Names the limiter of {@code sluice.limits} that limits the route.
-         *
-         * @param limiter the limiter's name
-         * @return this configuration
-         */
-        public RateLimitConfig limiter(String limiter) {
-            setLimiter(limiter);
-            return this;
-        }
-
-        /**
          * Names the limiter of the route's own tiers.
          *
          * @param name the limiter's name
@@ -171,34 +157,6 @@ public final class SluiceFilterFunctions {
         }
 
         /**
-         * Adds a tier of the route's own, counted by a sliding window.
-         *
-         * @param limit  requests per window
-         * @param window the window
-         * @return this configuration
-         */
-        public RateLimitConfig tier(long limit, Duration window) {
-            return tier(limit, window, Algorithm.SLIDING_WINDOW);
-        }
-
-        /**
-         * Adds a tier of the route's own.
-         *
-         * @param limit     requests per window
-         * @param window    the window
-         * @param algorithm how the tier counts
-         * @return this configuration
-         */
-        public RateLimitConfig tier(long limit, Duration window, Algorithm algorithm) {
-            SluiceProperties.TierProperties tier = new SluiceProperties.TierProperties();
-            tier.setLimit(limit);
-            tier.setWindow(window);
-            tier.setAlgorithm(algorithm);
-            getTiers().add(tier);
-            return this;
-        }
-
-        /**
          * Counts requests under the key a function gives.
          *
          * @param key the key of a request; {@code null} or blank is a key that cannot be worked out
@@ -206,30 +164,6 @@ public final class SluiceFilterFunctions {
          */
         public RateLimitConfig key(Function<ServerRequest, @Nullable String> key) {
             this.keyFunction = Objects.requireNonNull(key, "key");
-            return this;
-        }
-
-        /**
-         * Counts requests under the key a SpEL expression gives, over {@code #ip}, {@code #request}
-         * and {@code #path}.
-         *
-         * @param expression the expression
-         * @return this configuration
-         */
-        public RateLimitConfig keyExpression(String expression) {
-            setKey(expression);
-            return this;
-        }
-
-        /**
-         * Chooses each request's plan by a SpEL expression over {@code #ip}, {@code #request} and
-         * {@code #path}.
-         *
-         * @param expression the expression
-         * @return this configuration
-         */
-        public RateLimitConfig plan(String expression) {
-            setPlan(expression);
             return this;
         }
     }

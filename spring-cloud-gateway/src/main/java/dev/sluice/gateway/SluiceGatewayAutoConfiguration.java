@@ -15,8 +15,10 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -25,6 +27,7 @@ import org.springframework.cloud.gateway.config.GatewayProperties;
 import org.springframework.cloud.gateway.event.FilterArgsEvent;
 import org.springframework.cloud.gateway.event.RefreshRoutesResultEvent;
 import org.springframework.cloud.gateway.filter.FilterDefinition;
+import org.springframework.cloud.gateway.filter.factory.RequestRateLimiterGatewayFilterFactory;
 import org.springframework.cloud.gateway.route.Route;
 import org.springframework.cloud.gateway.route.RouteDefinition;
 import org.springframework.cloud.gateway.route.RouteLocator;
@@ -33,10 +36,12 @@ import org.springframework.context.ApplicationContext;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.http.codec.ServerCodecConfigurer;
 
 /**
  * Sluice on Spring Cloud Gateway routes: on the WebFlux gateway the {@code RateLimiter} bean
- * {@code sluiceRateLimiter} ({@link SluiceGatewayRateLimiter}) and the key resolver
+ * {@code sluiceRateLimiter} ({@link SluiceGatewayRateLimiter}), Sluice's filter on the routes that
+ * name it ({@link SluiceRequestRateLimiterGatewayFilterFactory}) and the key resolver
  * {@code sluiceKeyResolver} ({@link SluiceKeyResolver}); on the Server MVC gateway the filter
  * {@code RateLimit} of {@link SluiceFilterFunctions}. The limits of both are checked, and their
  * limiters registered, when the application starts; {@code sluice.enabled=false} turns them off
@@ -80,14 +85,34 @@ public class SluiceGatewayAutoConfiguration {
          * @param configurationService binds each route's options
          * @param limits               the route limits
          * @param headers              writes the rate-limit headers
-         * @param answers              Sluice's 503 and 400 answers
+         * @param answers              Sluice's 429, 503 and 400 problems
+         * @param codecs               the application's codecs, which write the problems
          * @return the rate limiter
          */
         @Bean
         SluiceGatewayRateLimiter sluiceRateLimiter(ConfigurationService configurationService, RouteLimits limits,
                                                    ReactiveRateLimitHeaders headers,
-                                                   ReactiveRateLimitExceptionHandler answers) {
-            return new SluiceGatewayRateLimiter(configurationService, limits, headers, answers);
+                                                   ReactiveRateLimitExceptionHandler answers,
+                                                   ServerCodecConfigurer codecs) {
+            return new SluiceGatewayRateLimiter(configurationService, limits, headers, answers, codecs.getWriters());
+        }
+
+        /**
+         * Gives the routes limited by {@code sluiceRateLimiter} Sluice's filter, in place of the
+         * gateway's {@code RequestRateLimiter} filter factory, which still makes the other routes'.
+         *
+         * @return the post-processor
+         */
+        @Bean
+        static BeanPostProcessor sluiceRequestRateLimiterFilters() {
+            return new BeanPostProcessor() {
+                @Override
+                public Object postProcessAfterInitialization(Object bean, String beanName) {
+                    return bean instanceof RequestRateLimiterGatewayFilterFactory gateway
+                            && !(bean instanceof SluiceRequestRateLimiterGatewayFilterFactory)
+                            ? new SluiceRequestRateLimiterGatewayFilterFactory(gateway) : bean;
+                }
+            };
         }
 
         /**
@@ -122,20 +147,31 @@ public class SluiceGatewayAutoConfiguration {
         /**
          * Checks the Sluice options of the routes of {@code spring.cloud.gateway.server.webflux.routes}
          * when the application starts, before {@code sluice.limits} is checked for names no limiter
-         * has, rather than when the gateway first builds its routes.
+         * has, rather than when the gateway first builds its routes: their options are bound, and
+         * their {@code RequestRateLimiter} filters made, as the gateway makes them.
          *
-         * @param gateway     the gateway's properties
-         * @param rateLimiter the rate limiter
+         * @param gateway              the gateway's properties
+         * @param rateLimiter          the rate limiter
+         * @param configurationService binds the filters' arguments
+         * @param filters              the {@code RequestRateLimiter} filter factory
          * @return the check
          */
         @Bean
         SmartInitializingSingleton sluiceGatewayRoutesCheck(GatewayProperties gateway,
-                                                            SluiceGatewayRateLimiter rateLimiter) {
+                                                            SluiceGatewayRateLimiter rateLimiter,
+                                                            ConfigurationService configurationService,
+                                                            ObjectProvider<RequestRateLimiterGatewayFilterFactory> filters) {
             return () -> {
+                RequestRateLimiterGatewayFilterFactory factory = filters.getIfAvailable();
                 for (RouteDefinition route : gateway.getRoutes()) {
                     for (FilterDefinition filter : route.getFilters()) {
                         Map<String, Object> args = new LinkedHashMap<>(filter.getArgs());
                         rateLimiter.onApplicationEvent(new FilterArgsEvent(gateway, route.getId(), args));
+                        if (factory != null && factory.name().equals(filter.getName())) {
+                            RequestRateLimiterGatewayFilterFactory.Config config = configurationService.with(factory)
+                                    .name(filter.getName()).properties(filter.getArgs()).bind();
+                            factory.apply(route.getId(), config);
+                        }
                     }
                 }
             };

@@ -3,6 +3,7 @@ package dev.sluice.gateway;
 import dev.sluice.RateLimitExceededException;
 import dev.sluice.StoreUnavailableException;
 import dev.sluice.aop.RateLimitKeyException;
+import dev.sluice.boot.autoconfigure.SluiceConfigurationException;
 import dev.sluice.boot.web.reactive.ReactiveRateLimitExceptionHandler;
 import dev.sluice.boot.web.reactive.ReactiveRateLimitHeaders;
 import java.net.InetSocketAddress;
@@ -13,10 +14,16 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 import org.springframework.cloud.gateway.event.FilterArgsEvent;
+import org.springframework.cloud.gateway.filter.GatewayFilterChain;
 import org.springframework.cloud.gateway.filter.ratelimit.AbstractRateLimiter;
+import org.springframework.cloud.gateway.filter.ratelimit.KeyResolver;
 import org.springframework.cloud.gateway.support.ConfigurationService;
 import org.springframework.cloud.gateway.support.ServerWebExchangeUtils;
+import org.springframework.core.ResolvableType;
+import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
+import org.springframework.http.codec.HttpMessageWriter;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.filter.reactive.ServerWebExchangeContextFilter;
@@ -32,7 +39,6 @@ import reactor.core.publisher.Mono;
  *   - name: RequestRateLimiter
  *     args:
  *       rate-limiter: "#{&#64;sluiceRateLimiter}"
- *       key-resolver: "#{&#64;sluiceKeyResolver}"
  *       sluice-rate-limiter:
  *         key: "#ip"
  *         tiers:
@@ -41,18 +47,23 @@ import reactor.core.publisher.Mono;
  *
  * <p>Each route's options ({@link Config}, under {@value #CONFIGURATION_PROPERTY_NAME}) are bound
  * as Spring Cloud Gateway binds those of its own limiters, through its {@link ConfigurationService}
- * when the route is built; the routes of {@code spring.cloud.gateway.server.webflux.routes} are
- * also checked when the application starts, so that a mistake fails start-up. A route names a
+ * when the route is built, or given in the Java DSL:
+ * {@code filters.requestRateLimiter().rateLimiter(SluiceGatewayRateLimiter.class, sluice -> sluice.limiter("partner"))}.
+ * The routes of {@code spring.cloud.gateway.server.webflux.routes} and of the Java DSL are checked
+ * when the application starts, so that a mistake fails start-up naming the route. A route names a
  * limiter of {@code sluice.limits} or has tiers of its own, and its limiter is registered as any
  * other: metrics, the actuator endpoint and {@code sluice.failure-policy} apply to it.
  *
- * <p>Requests are decided without blocking ({@code RateLimiter.acquireAsync}). The key is the one
- * the route's {@code KeyResolver} gives, unless the route has a key expression; the rate-limit
- * headers of the decision ({@code RateLimit-Policy}, {@code RateLimit}, {@code X-RateLimit-*},
- * and {@code Retry-After} on a rejection) are written on the response, merged with those of any
- * other Sluice limit of the request. A request that cannot be checked under {@code FAIL_CLOSED} is
- * answered {@code 503} with a short {@code Retry-After}, and one whose key or plan expression fails
- * under {@code sluice.key-error=reject} {@code 400}, as Sluice answers them elsewhere.
+ * <p>On the routes it limits, Sluice puts a filter of its own in place of the gateway's
+ * ({@link SluiceRequestRateLimiterGatewayFilterFactory}). Requests are decided without blocking
+ * ({@code RateLimiter.acquireAsync}). The key is what the route's key expression gives, or else
+ * what its {@code KeyResolver} gives; a request without one follows {@code sluice.key-error}. The
+ * rate-limit headers of the decision ({@code RateLimit-Policy}, {@code RateLimit},
+ * {@code X-RateLimit-*}) are written on the response, merged with those of any other Sluice limit
+ * of the request; a refused request is answered as Sluice answers it everywhere, with the RFC 9457
+ * problem of {@link ReactiveRateLimitExceptionHandler}: {@code 429} with {@code Retry-After},
+ * {@code 503} when it cannot be checked under {@code FAIL_CLOSED}, {@code 400} when its key or
+ * plan cannot be worked out under {@code sluice.key-error=reject}.
  *
  * @see SluiceKeyResolver
  */
@@ -67,20 +78,27 @@ public class SluiceGatewayRateLimiter extends AbstractRateLimiter<SluiceGatewayR
     private final RouteLimits limits;
     private final ReactiveRateLimitHeaders headers;
     private final ReactiveRateLimitExceptionHandler answers;
+    /** The application's codecs, which write Sluice's problems as they write a handler's. */
+    private final List<HttpMessageWriter<?>> writers;
     /** The limits of the routes built so far, by route id; none for a route whose limit is disabled. */
     private final Map<String, RouteLimits.RouteLimit> routes = new ConcurrentHashMap<>();
-    private final Map<String, Boolean> disabled = new ConcurrentHashMap<>();
+    private final Set<String> disabled = ConcurrentHashMap.newKeySet();
 
-    /** A route's Sluice options, bound from its {@code sluice-rate-limiter.*} arguments. */
-    public static class Config extends RouteLimitOptions {
+    /**
+     * A route's Sluice options, bound from its {@code sluice-rate-limiter.*} arguments or set in the
+     * Java DSL.
+     */
+    public static class Config extends RouteLimitOptions<Config> {
     }
 
     SluiceGatewayRateLimiter(ConfigurationService configurationService, RouteLimits limits,
-                             ReactiveRateLimitHeaders headers, ReactiveRateLimitExceptionHandler answers) {
+                             ReactiveRateLimitHeaders headers, ReactiveRateLimitExceptionHandler answers,
+                             List<HttpMessageWriter<?>> writers) {
         super(Config.class, CONFIGURATION_PROPERTY_NAME, configurationService);
         this.limits = limits;
         this.headers = headers;
         this.answers = answers;
+        this.writers = writers;
     }
 
     /**
@@ -88,7 +106,7 @@ public class SluiceGatewayRateLimiter extends AbstractRateLimiter<SluiceGatewayR
      * limiter.
      *
      * @param event a route's filter arguments
-     * @throws dev.sluice.boot.autoconfigure.SluiceConfigurationException when the route's options are invalid
+     * @throws SluiceConfigurationException when the route's options are invalid
      */
     @Override
     public void onApplicationEvent(FilterArgsEvent event) {
@@ -96,15 +114,48 @@ public class SluiceGatewayRateLimiter extends AbstractRateLimiter<SluiceGatewayR
             return;
         }
         super.onApplicationEvent(event);
-        String routeId = event.getRouteId();
+        register(event.getRouteId(), getConfig().get(event.getRouteId()));
+    }
+
+    private RouteLimits.@Nullable RouteLimit register(String routeId, Config options) {
         RouteLimits.RouteLimit limit = limits.limit("route '" + routeId + "' " + CONFIGURATION_PROPERTY_NAME, routeId,
-                getConfig().get(routeId));
+                options);
         if (limit == null) {
             routes.remove(routeId);
-            disabled.put(routeId, true);
+            disabled.add(routeId);
         } else {
             routes.put(routeId, limit);
             disabled.remove(routeId);
+        }
+        return limit;
+    }
+
+    /**
+     * A route's limit, registered from the options the Java DSL gave when no filter arguments did.
+     *
+     * @return the limit, or {@code null} when {@code sluice.limits.<name>.enabled} is false
+     * @throws SluiceConfigurationException when the route has no options, or invalid ones
+     */
+    RouteLimits.@Nullable RouteLimit route(String routeId) {
+        RouteLimits.RouteLimit limit = routes.get(routeId);
+        if (limit != null || disabled.contains(routeId)) {
+            return limit;
+        }
+        synchronized (this) {
+            limit = routes.get(routeId);
+            if (limit != null || disabled.contains(routeId)) {
+                return limit;
+            }
+            Config options = getConfig().get(routeId);
+            if (options == null) {
+                throw new SluiceConfigurationException("Route '" + routeId + "' is limited by sluiceRateLimiter but"
+                        + " has no " + CONFIGURATION_PROPERTY_NAME + " options", "Name a limiter of sluice.limits or"
+                        + " give the route tiers of its own: in properties, " + CONFIGURATION_PROPERTY_NAME
+                        + ".limiter or " + CONFIGURATION_PROPERTY_NAME + ".tiers among the filter's args; in the Java"
+                        + " DSL, filters.requestRateLimiter().rateLimiter(SluiceGatewayRateLimiter.class, sluice ->"
+                        + " sluice.limiter(\"name\")).configure(...).", null);
+            }
+            return register(routeId, options);
         }
     }
 
@@ -123,76 +174,100 @@ public class SluiceGatewayRateLimiter extends AbstractRateLimiter<SluiceGatewayR
                 }
             }
         }
-        disabled.keySet().retainAll(routeIds);
+        disabled.retainAll(routeIds);
     }
 
     /**
-     * Decides one request of a route, without blocking. The request's exchange, for the key and
-     * plan expressions and the headers, is read from the Reactor Context, where Sluice's
-     * {@link ServerWebExchangeContextFilter} puts it.
+     * Limits one request of a route, as the route's filter: decides it, then lets it go on or
+     * answers it.
+     *
+     * @param routeId     the route
+     * @param keyResolver the route's {@code KeyResolver}, asked for the key when the route has no
+     *                    key expression
+     */
+    Mono<Void> filter(String routeId, KeyResolver keyResolver, ServerWebExchange exchange, GatewayFilterChain chain) {
+        return Mono.defer(() -> {
+            RouteLimits.RouteLimit limit = route(routeId);
+            if (limit == null) {
+                return chain.filter(exchange);
+            }
+            Mono<String> gatewayKey = limit.key() != null ? Mono.just("")
+                    : keyResolver.resolve(exchange).defaultIfEmpty("");
+            return gatewayKey.flatMap(key -> decide(limit, key, exchange))
+                    .flatMap(admitted -> admitted ? chain.filter(exchange) : Mono.empty());
+        });
+    }
+
+    /**
+     * Decides one request of a route, without blocking, as the route's filter does. The request's
+     * exchange is read from the Reactor Context, where Sluice's {@link ServerWebExchangeContextFilter}
+     * puts it.
      *
      * @param routeId the route
-     * @param id      the key the route's {@code KeyResolver} gave
-     * @return whether the request may go on; rate-limit headers are written on the exchange's response
+     * @param id      the key the route's {@code KeyResolver} gave, used when the route has no key
+     *                expression
+     * @return whether the request may go on; a refused one has been answered by the time it completes
      */
     @Override
     public Mono<Response> isAllowed(String routeId, String id) {
         return Mono.deferContextual(context -> {
-            RouteLimits.RouteLimit limit = routes.get(routeId);
-            if (limit == null) {
-                return disabled.containsKey(routeId) ? Mono.just(ADMITTED) : Mono.error(new IllegalStateException(
-                        "Route '" + routeId + "' uses sluiceRateLimiter without " + CONFIGURATION_PROPERTY_NAME
-                                + " arguments: give it " + CONFIGURATION_PROPERTY_NAME + ".limiter or "
-                                + CONFIGURATION_PROPERTY_NAME + ".tiers"));
-            }
             ServerWebExchange exchange = ServerWebExchangeContextFilter.getExchange(context).orElse(null);
-            String key;
-            String plan;
-            try {
-                Map<String, @Nullable Object> variables = variables(limit, exchange);
-                key = limits.key(limit, variables, id);
-                plan = limits.plan(limit, variables);
-            } catch (RateLimitKeyException error) {
-                try {
-                    key = limits.afterKeyError(limit, error);
-                } catch (RateLimitKeyException rejected) {
-                    return answer(exchange, answers.badRequest(rejected));
-                }
-                if (key == null) {
-                    return Mono.just(ADMITTED);
-                }
-                plan = null;
+            if (exchange == null) {
+                return Mono.error(new IllegalStateException("sluiceRateLimiter decides requests of route '" + routeId
+                        + "' from their exchange, which is not in the Reactor Context; register a"
+                        + " ServerWebExchangeContextFilter"));
             }
-            return Mono.fromCompletionStage(limit.limiter().acquireAsync(key, 1, plan))
-                    .map(decision -> {
-                        if (exchange != null) {
-                            headers.writeDecision(exchange, limit.name(), decision);
-                        }
-                        return ADMITTED;
-                    })
-                    .onErrorMap(CompletionException.class, failure -> failure.getCause() != null ? failure.getCause()
-                            : failure)
-                    .onErrorResume(RateLimitExceededException.class, rejection -> {
-                        if (exchange == null) {
-                            return Mono.just(new Response(false, Map.of("Retry-After",
-                                    String.valueOf(Math.max(1, (rejection.retryAfter().toMillis() + 999) / 1000)))));
-                        }
-                        headers.writeRejection(exchange, rejection.limiterName(), rejection.decision());
-                        return Mono.just(REFUSED);
-                    })
-                    .onErrorResume(StoreUnavailableException.class,
-                            unavailable -> answer(exchange, answers.serviceUnavailable(unavailable)));
+            RouteLimits.RouteLimit limit = route(routeId);
+            return limit == null ? Mono.just(ADMITTED)
+                    : decide(limit, id, exchange).map(admitted -> admitted ? ADMITTED : REFUSED);
         });
     }
 
-    /** {@code #ip}, {@code #request} and {@code #path} of the exchange; none without one. */
-    private Map<String, @Nullable Object> variables(RouteLimits.RouteLimit limit, @Nullable ServerWebExchange exchange) {
+    /**
+     * Decides one request: admitted, it carries the rate-limit headers; refused, it is answered.
+     *
+     * @param gatewayKey the key the route's {@code KeyResolver} gave; blank for none
+     * @return whether the request may go on
+     */
+    private Mono<Boolean> decide(RouteLimits.RouteLimit limit, String gatewayKey, ServerWebExchange exchange) {
+        String key;
+        String plan;
+        try {
+            if (limit.key() == null && gatewayKey.isBlank()) {
+                throw new RateLimitKeyException(limit.name(), "Rate limit '" + limit.name() + "' cannot count this"
+                        + " request: the route's KeyResolver gave no key", null);
+            }
+            Map<String, @Nullable Object> variables = variables(limit, exchange);
+            key = limits.key(limit, variables, gatewayKey);
+            plan = limits.plan(limit, variables);
+        } catch (RateLimitKeyException error) {
+            try {
+                key = limits.afterKeyError(limit, error);
+            } catch (RateLimitKeyException rejected) {
+                return answer(exchange, answers.badRequest(rejected));
+            }
+            if (key == null) {
+                return Mono.just(true);
+            }
+            plan = null;
+        }
+        return Mono.fromCompletionStage(limit.limiter().acquireAsync(key, 1, plan))
+                .map(decision -> {
+                    headers.writeDecision(exchange, limit.name(), decision);
+                    return true;
+                })
+                .onErrorMap(CompletionException.class, failure -> failure.getCause() != null ? failure.getCause()
+                        : failure)
+                .onErrorResume(RateLimitExceededException.class,
+                        rejection -> answer(exchange, answers.tooManyRequests(rejection, exchange)))
+                .onErrorResume(StoreUnavailableException.class,
+                        unavailable -> answer(exchange, answers.serviceUnavailable(unavailable)));
+    }
+
+    /** {@code #ip}, {@code #request} and {@code #path} of the exchange; none for a route without expressions. */
+    private Map<String, @Nullable Object> variables(RouteLimits.RouteLimit limit, ServerWebExchange exchange) {
         if (limit.key() == null && limit.plan() == null) {
             return Map.of();
-        }
-        if (exchange == null) {
-            throw new IllegalStateException("Route limit '" + limit.name() + "' has expressions, but the request's"
-                    + " exchange is not in the Reactor Context; register a ServerWebExchangeContextFilter");
         }
         ServerHttpRequest request = exchange.getRequest();
         Map<String, String> path = exchange.getAttributeOrDefault(
@@ -208,16 +283,26 @@ public class SluiceGatewayRateLimiter extends AbstractRateLimiter<SluiceGatewayR
     }
 
     /**
-     * Answers a request refused with another status than the route's (503, 400): the status and
-     * headers are committed here, so that the filter's 429 no longer applies.
+     * Answers a refused request with Sluice's problem, written by the application's codecs as a
+     * handler's {@code ResponseEntity} is.
+     *
+     * @return {@code false}: the request goes no further
      */
-    private static Mono<Response> answer(@Nullable ServerWebExchange exchange, ResponseEntity<?> answer) {
-        if (exchange == null) {
-            return Mono.just(new Response(false, answer.getHeaders().toSingleValueMap()));
-        }
+    @SuppressWarnings("unchecked")
+    private Mono<Boolean> answer(ServerWebExchange exchange, ResponseEntity<ProblemDetail> answer) {
         ServerHttpResponse response = exchange.getResponse();
         response.setStatusCode(answer.getStatusCode());
         response.getHeaders().setAll(answer.getHeaders().toSingleValueMap());
-        return response.setComplete().thenReturn(REFUSED);
+        ProblemDetail problem = answer.getBody();
+        MediaType type = answer.getHeaders().getContentType();
+        ResolvableType problemType = ResolvableType.forClass(ProblemDetail.class);
+        for (HttpMessageWriter<?> writer : writers) {
+            if (problem != null && writer.canWrite(problemType, type)) {
+                return ((HttpMessageWriter<ProblemDetail>) writer)
+                        .write(Mono.just(problem), problemType, type, response, Map.of())
+                        .thenReturn(false);
+            }
+        }
+        return response.setComplete().thenReturn(false);
     }
 }

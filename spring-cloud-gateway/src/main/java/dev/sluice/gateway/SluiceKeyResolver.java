@@ -7,14 +7,14 @@ import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
 
 /**
- * A {@code KeyResolver} that lets every request of a route through to {@link SluiceGatewayRateLimiter}
- * under the route's id, registered as the bean {@code sluiceKeyResolver}: with it, a route's key is
- * its {@code sluice-rate-limiter.key} expression ({@code #ip}, a header, a path variable), or one
- * key for the whole route without one. Spring Cloud Gateway's default resolver gives a key only
- * to requests of a signed-in principal, and refuses the others with 403.
+ * A {@code KeyResolver} that gives every request of a route the route's id, registered as the bean
+ * {@code sluiceKeyResolver}: on a route limited by {@link SluiceGatewayRateLimiter} without a key
+ * expression, all the route's requests are then counted under one key. A route with a key
+ * expression ({@code sluice-rate-limiter.key}: {@code #ip}, a header, a path variable) needs no
+ * key resolver: the expression gives the key.
  *
- * <p>The bean is not a default candidate, so it does not replace the gateway's default resolver;
- * routes name it: {@code key-resolver: "#{@sluiceKeyResolver}"}.
+ * <p>The bean is not a default candidate, so it does not replace the gateway's default resolver
+ * (the signed-in principal's name); routes name it: {@code key-resolver: "#{@sluiceKeyResolver}"}.
  */
 public final class SluiceKeyResolver implements KeyResolver {
 

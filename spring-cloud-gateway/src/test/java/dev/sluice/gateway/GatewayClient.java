@@ -7,8 +7,9 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
-/** Sends requests to a gateway on a port, as a client with an API key. */
+/** Sends requests to a gateway on a port, as a client with an API key or without one. */
 final class GatewayClient {
 
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
@@ -19,14 +20,16 @@ final class GatewayClient {
         this.port = port;
     }
 
-    HttpResponse<String> get(String path, String apiKey) {
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+    /** A GET with the header {@code X-Api-Key}, or without it when {@code apiKey} is null. */
+    HttpResponse<String> get(String path, @Nullable String apiKey) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                 .timeout(Duration.ofSeconds(30))
-                .header("X-Api-Key", apiKey)
-                .GET()
-                .build();
+                .GET();
+        if (apiKey != null) {
+            request.header("X-Api-Key", apiKey);
+        }
         try {
-            return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+            return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {

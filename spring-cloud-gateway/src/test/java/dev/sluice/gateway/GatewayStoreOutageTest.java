@@ -65,7 +65,6 @@ class GatewayStoreOutageTest {
                         route + "predicates[0]=Path=/api/**",
                         route + "filters[0].name=RequestRateLimiter",
                         args + "rate-limiter=#{@sluiceRateLimiter}",
-                        args + "key-resolver=#{@sluiceKeyResolver}",
                         args + "sluice-rate-limiter.key=#request.headers.getFirst('X-Api-Key')",
                         args + "sluice-rate-limiter.tiers[0].limit=100",
                         args + "sluice-rate-limiter.tiers[0].window=1m")

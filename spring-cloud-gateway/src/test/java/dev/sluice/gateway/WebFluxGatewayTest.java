@@ -34,8 +34,8 @@ import reactor.core.publisher.Mono;
             "spring.cloud.gateway.server.webflux.routes[0].uri=${backend.uri}",
             "spring.cloud.gateway.server.webflux.routes[0].predicates[0]=Path=/limited/**",
             "spring.cloud.gateway.server.webflux.routes[0].filters[0].name=RequestRateLimiter",
+            // A key expression: no key resolver needed.
             "spring.cloud.gateway.server.webflux.routes[0].filters[0].args.rate-limiter=#{@sluiceRateLimiter}",
-            "spring.cloud.gateway.server.webflux.routes[0].filters[0].args.key-resolver=#{@sluiceKeyResolver}",
             "spring.cloud.gateway.server.webflux.routes[0].filters[0].args.sluice-rate-limiter.key="
                     + "#request.headers.getFirst('X-Api-Key')",
             "spring.cloud.gateway.server.webflux.routes[0].filters[0].args.sluice-rate-limiter.tiers[0].limit=3",

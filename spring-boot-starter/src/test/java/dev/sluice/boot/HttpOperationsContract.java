@@ -20,10 +20,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.MutablePropertySources;
 import org.springframework.http.MediaType;
-import org.springframework.http.client.reactive.ReactorClientHttpConnector;
 import org.springframework.test.web.reactive.server.EntityExchangeResult;
 import org.springframework.test.web.reactive.server.WebTestClient;
-import reactor.netty.http.client.HttpClient;
 
 /**
  * An operator unblocks a caller and changes limits over HTTP, with the endpoint's write
@@ -48,10 +46,7 @@ abstract class HttpOperationsContract {
 
     @BeforeEach
     void connect() {
-        // A connection of its own per request: a refused POST whose body the server never read
-        // may close its connection just as a pooled client picks it up for the next request.
-        http = WebTestClient.bindToServer(new ReactorClientHttpConnector(HttpClient.newConnection()))
-                .baseUrl("http://127.0.0.1:" + port).build();
+        http = LocalServer.client(port);
     }
 
     /** An IPv4 address of this test's own. */

@@ -25,7 +25,7 @@ class HttpOperationsRefusedByDefaultTest {
 
     @Test
     void aDeleteIsRefusedAndTheKeyStaysBlockedWhileTheEndpointStillReads() {
-        WebTestClient http = WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).build();
+        WebTestClient http = LocalServer.client(port);
         String client = HttpOperationsContract.newClient();
         HttpOperationsContract.block(http, client);
 
@@ -41,7 +41,7 @@ class HttpOperationsRefusedByDefaultTest {
 
     @Test
     void aChangeIsRefusedAndTheLimitStaysAsItWas() {
-        WebTestClient http = WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).build();
+        WebTestClient http = LocalServer.client(port);
 
         EntityExchangeResult<String> changed = http.post().uri("/actuator/ratelimits/product-api")
                 .contentType(MediaType.APPLICATION_JSON).bodyValue("{\"limit\":\"1000\",\"window\":\"1m\"}").exchange()

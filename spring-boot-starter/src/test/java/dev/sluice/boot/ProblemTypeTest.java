@@ -14,7 +14,6 @@ import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.reactive.server.EntityExchangeResult;
-import org.springframework.test.web.reactive.server.WebTestClient;
 
 /** The problem type of 429 bodies: {@code sluice.web.problem-type}. */
 class ProblemTypeTest {
@@ -28,7 +27,7 @@ class ProblemTypeTest {
         int port;
 
         private EntityExchangeResult<String> sendOtp(String phone) {
-            return WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).build()
+            return LocalServer.client(port)
                     .post().uri("/otp").contentType(MediaType.APPLICATION_JSON)
                     .bodyValue("{\"phone\":\"" + phone + "\"}").exchange().expectBody(String.class).returnResult();
         }

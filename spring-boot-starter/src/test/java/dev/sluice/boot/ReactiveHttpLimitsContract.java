@@ -73,7 +73,7 @@ abstract class ReactiveHttpLimitsContract {
     @BeforeEach
     void newClient() {
         client = "198.51.100." + CLIENTS.incrementAndGet();
-        http = WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).build();
+        http = LocalServer.client(port);
     }
 
     private EntityExchangeResult<String> sendOtp(String phone) {

@@ -39,7 +39,7 @@ class RedisOutageTest {
 
     private static WebTestClient http(ConfigurableApplicationContext app) {
         int port = app.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
-        return WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).build();
+        return LocalServer.client(port);
     }
 
     private static EntityExchangeResult<String> sendOtp(WebTestClient http, String phone) {

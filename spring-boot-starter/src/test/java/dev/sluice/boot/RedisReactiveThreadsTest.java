@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.boot.threadsapp.ThreadsApp;
 import dev.sluice.redisson.testing.RedisServer;
-import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -13,7 +12,6 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.reactive.server.EntityExchangeResult;
-import org.springframework.test.web.reactive.server.WebTestClient;
 
 /**
  * Where a WebFlux application limited through the Redis store goes on once Redis has decided:
@@ -55,8 +53,7 @@ class RedisReactiveThreadsTest {
     }
 
     private EntityExchangeResult<String> get(String path) {
-        return WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).responseTimeout(Duration.ofSeconds(30))
-                .build().get().uri(path).exchange().expectBody(String.class).returnResult();
+        return LocalServer.client(port).get().uri(path).exchange().expectBody(String.class).returnResult();
     }
 
     @Test

@@ -65,7 +65,7 @@ class StoreOverloadHttpTest {
 
         @BeforeEach
         void overload() {
-            http = WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).build();
+            http = LocalServer.client(port);
             client = client();
             store.overloaded.set(true);
         }
@@ -181,7 +181,7 @@ class StoreOverloadHttpTest {
 
         @BeforeEach
         void overload() {
-            http = WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).build();
+            http = LocalServer.client(port);
             client = client();
             store.overloaded.set(true);
         }

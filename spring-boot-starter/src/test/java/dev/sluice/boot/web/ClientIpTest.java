@@ -3,6 +3,7 @@ package dev.sluice.boot.web;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.boot.LocalServer;
 import dev.sluice.boot.app.LimitedApp;
 import dev.sluice.boot.autoconfigure.SluiceAutoConfiguration;
 import dev.sluice.boot.reactiveapp.ReactiveLimitedApp;
@@ -23,14 +24,13 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.MediaType;
 import org.springframework.mock.http.server.reactive.MockServerHttpRequest;
 import org.springframework.mock.web.MockHttpServletRequest;
-import org.springframework.test.web.reactive.server.WebTestClient;
 
 /** {@code #ip}: forwarding headers count only from trusted proxies, in Spring MVC and WebFlux alike. */
 class ClientIpTest {
 
     /** Asks for a code through the server on {@code port}, as a proxy forwarding {@code forwardedFor}; returns the status. */
     private static int sendOtp(int port, String forwardedFor, String phone) {
-        return WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).build()
+        return LocalServer.client(port)
                 .post().uri("/otp").header("X-Forwarded-For", forwardedFor).contentType(MediaType.APPLICATION_JSON)
                 .bodyValue("{\"phone\":\"" + phone + "\"}").exchange().expectBody().returnResult().getStatus().value();
     }

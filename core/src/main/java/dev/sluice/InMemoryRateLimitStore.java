@@ -687,6 +687,8 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
          * store has let go of. It may have been dropped since, which its flag tells.
          */
         WeakReference<@Nullable KeyState> recent = NONE;
+        /** The hash of the key this thread looked up last, to tell a key called twice in a row. */
+        private int lastLookedUp;
         /** The figures of this thread's decision in progress. */
         final KeyState.Outcome outcome = new KeyState.Outcome();
 
@@ -707,10 +709,18 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
             return this;
         }
 
+        /**
+         * Remembers the state of a key this thread decided for twice in a row: a thread that calls
+         * one key again and again finds it at once, and one whose calls go from key to key makes no
+         * reference on each call.
+         */
         void remember(KeyState state) {
             // Threads' probes may share a cache line: a thread calling one key writes nothing.
             if (recent.get() != state) {
-                recent = new WeakReference<>(state);
+                if (state.hashCode() == lastLookedUp) {
+                    recent = new WeakReference<>(state);
+                }
+                lastLookedUp = state.hashCode();
             }
         }
 

@@ -71,32 +71,27 @@ class EvictionUnderLoadTest {
                 ExecutorService threads = Executors.newFixedThreadPool(3);
                 try {
                     Future<Pings> pings = threads.submit(() -> ping(server, loading));
+                    long start = System.nanoTime();
                     List<Future<Long>> callers = new ArrayList<>();
                     for (int caller = 0; caller < 2; caller++) {
                         long seed = caller;
-                        callers.add(threads.submit(() -> decide(store, new Random(seed), loading)));
+                        callers.add(threads.submit(() -> decide(store, new Random(seed), loading, server, start)));
                     }
-                    long start = System.nanoTime();
                     long calls = 0;
-                    long evicted;
                     try {
-                        do {
-                            Thread.sleep(200);
-                            evicted = evicted(server);
-                        } while (System.nanoTime() - start < MOST_LOAD.toNanos()
-                                && (System.nanoTime() - start < LOAD.toNanos() || evicted <= EVICTIONS)
-                                && callers.stream().noneMatch(Future::isDone));
+                        for (Future<Long> caller : callers) {
+                            calls += caller.get(2, TimeUnit.MINUTES);
+                        }
                     } finally {
                         loading.set(false);
                     }
-                    for (Future<Long> caller : callers) {
-                        calls += caller.get(1, TimeUnit.MINUTES);
-                    }
+                    long evicted = evicted(server);
                     Pings answered = pings.get(1, TimeUnit.MINUTES);
                     System.out.printf("%,d decisions on %,d keys in %d s with maxmemory 4mb, %,d keys evicted; %,d PINGs:"
                                     + " the slowest waited %.2f ms for Redis, %.2f ms for Redis at work (longest round trip"
                                     + " %.2f ms)%n",
-                            calls, KEYS, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start), evicted, answered.count, answered.mostDelay / 1_000.0,
+                            calls, KEYS, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start), evicted,
+                            answered.count, answered.mostDelay / 1_000.0,
                             answered.mostWork / 1_000.0, answered.mostRoundTrip / 1_000.0);
                     assertThat(evicted).as("keys evicted").isGreaterThan(EVICTIONS);
                     assertThat(answered.count).as("PINGs answered").isGreaterThan(1_000);
@@ -121,11 +116,14 @@ class EvictionUnderLoadTest {
     }
 
     /**
-     * Decides calls while {@code loading}, on keys the smaller the likelier, so that keys of every
-     * heat are filled and evicted; each call must be decided within the store's timeout (it
-     * throws otherwise). Returns how many were.
+     * Decides calls, on keys the smaller the likelier, so that keys of every heat are filled and
+     * evicted, for {@link #LOAD} and until Redis has evicted {@link #EVICTIONS} keys (looked at
+     * every thousand calls), for {@link #MOST_LOAD} at most; then ends the load for every thread.
+     * Each call must be decided within the store's timeout (it throws otherwise). Returns how
+     * many were.
      */
-    private static long decide(RedissonRateLimitStore store, Random random, AtomicBoolean loading) {
+    private static long decide(RedissonRateLimitStore store, Random random, AtomicBoolean loading, RedisServer server,
+                               long start) {
         List<List<Tier>> mixes = List.of(
                 List.of(Tier.of(2, ofSeconds(10), SLIDING_LOG), Tier.of(10, ofMinutes(1), FIXED_WINDOW)),
                 List.of(Tier.of(3, ofSeconds(5), SLIDING_LOG), Tier.of(5, ofSeconds(10), TOKEN_BUCKET),
@@ -136,6 +134,11 @@ class EvictionUnderLoadTest {
             int key = random.nextInt(1 + random.nextInt(KEYS));
             store.tryAcquire("load:" + key, mixes.get(key % mixes.size()), 1 + random.nextInt(2));
             calls++;
+            long loaded = System.nanoTime() - start;
+            if (calls % 1_000 == 0 && loaded > LOAD.toNanos()
+                    && (loaded > MOST_LOAD.toNanos() || evicted(server) > EVICTIONS)) {
+                loading.set(false);
+            }
         }
         return calls;
     }

@@ -59,13 +59,19 @@ class FaultToleranceTest {
     /** Whether the failure policy answered a call, or the store decided it. */
     private enum Outcome { DECIDED, POLICY }
 
+    /**
+     * How soon Redis decides again once back: the breaker sends its probe a second after it
+     * opened, and beside a second full build the first decision after a restart came 1.5 s later.
+     */
+    private static final Duration RECOVERY = ofSeconds(3);
+
     @ParameterizedTest
     @EnumSource(FailurePolicy.class)
     void aKilledServerCostsCallersAtMostTheTimeoutAndIsUsedAgainOnceRestarted(FailurePolicy policy) {
         Outage outage = underLoad(policy, FaultToleranceTest::synchronous, RedisServer::kill, RedisServer::restart);
         outage.report("kill -9, " + policy);
         outage.assertHandledBy(policy);
-        assertThat(outage.recovery()).as("first decision by Redis after its restart").isLessThan(ofSeconds(2));
+        assertThat(outage.recovery()).as("first decision by Redis after its restart").isLessThan(RECOVERY);
     }
 
     @ParameterizedTest
@@ -74,7 +80,7 @@ class FaultToleranceTest {
         Outage outage = underLoad(policy, FaultToleranceTest::synchronous, RedisServer::suspend, RedisServer::resume);
         outage.report("SIGSTOP, " + policy);
         outage.assertHandledBy(policy);
-        assertThat(outage.recovery()).as("first decision by Redis after SIGCONT").isLessThan(ofSeconds(2));
+        assertThat(outage.recovery()).as("first decision by Redis after SIGCONT").isLessThan(RECOVERY);
     }
 
     @ParameterizedTest
@@ -86,7 +92,7 @@ class FaultToleranceTest {
         }, RedisServer::kill, RedisServer::restart);
         outage.report("kill -9, asynchronous, " + policy);
         outage.assertHandledBy(policy);
-        assertThat(outage.recovery()).as("first decision by Redis after its restart").isLessThan(ofSeconds(2));
+        assertThat(outage.recovery()).as("first decision by Redis after its restart").isLessThan(RECOVERY);
     }
 
     @Test
@@ -393,11 +399,12 @@ class FaultToleranceTest {
         /**
          * The policy answered the outage's calls, none waiting long: a server that stopped
          * answering costs a call at most twice the store's timeout and 100 ms, 300 ms at the
-         * defaults. The bound is a second, for a loaded machine's scheduling on top; a call that
-         * waited for the outage's end would take 3 s.
+         * defaults. The bound is 2 s, for a loaded machine's scheduling on top (beside a second
+         * full build, a call after {@code kill -9} took 1.5 s); a call that waited for the
+         * outage's end would take 3 s.
          */
         void assertHandledBy(FailurePolicy policy) {
-            assertHandledBy(policy, ofSeconds(1));
+            assertHandledBy(policy, ofSeconds(2));
         }
 
         /** {@link #assertHandledBy(FailurePolicy)}, no call waiting {@code longest}. */

@@ -25,6 +25,7 @@ import dev.sluice.redisson.testing.RedisServer;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -33,12 +34,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.redisson.api.RedissonClient;
 
@@ -65,43 +66,46 @@ class FaultToleranceTest {
      */
     private static final Duration RECOVERY = ofSeconds(3);
 
-    @ParameterizedTest
-    @EnumSource(FailurePolicy.class)
-    void aKilledServerCostsCallersAtMostTheTimeoutAndIsUsedAgainOnceRestarted(FailurePolicy policy) {
-        Outage outage = underLoad(policy, FaultToleranceTest::synchronous, RedisServer::kill, RedisServer::restart);
-        outage.report("kill -9, " + policy);
-        outage.assertHandledBy(policy);
-        assertThat(outage.recovery()).as("first decision by Redis after its restart").isLessThan(RECOVERY);
+    @Test
+    void aKilledServerCostsCallersAtMostTheTimeoutAndIsUsedAgainOnceRestarted() {
+        underLoad(FaultToleranceTest::synchronous, RedisServer::kill, RedisServer::restart).forEach((policy, outage) -> {
+            outage.report("kill -9, " + policy);
+            outage.assertHandledBy(policy);
+            assertThat(outage.recovery()).as("first decision by Redis after its restart, " + policy)
+                    .isLessThan(RECOVERY);
+        });
     }
 
-    @ParameterizedTest
-    @EnumSource(FailurePolicy.class)
-    void aHungServerCostsCallersAtMostTheTimeout(FailurePolicy policy) {
-        Outage outage = underLoad(policy, FaultToleranceTest::synchronous, RedisServer::suspend, RedisServer::resume);
-        outage.report("SIGSTOP, " + policy);
-        outage.assertHandledBy(policy);
-        assertThat(outage.recovery()).as("first decision by Redis after SIGCONT").isLessThan(RECOVERY);
+    @Test
+    void aHungServerCostsCallersAtMostTheTimeout() {
+        underLoad(FaultToleranceTest::synchronous, RedisServer::suspend, RedisServer::resume).forEach((policy, outage) -> {
+            outage.report("SIGSTOP, " + policy);
+            outage.assertHandledBy(policy);
+            assertThat(outage.recovery()).as("first decision by Redis after SIGCONT, " + policy).isLessThan(RECOVERY);
+        });
     }
 
-    @ParameterizedTest
-    @EnumSource(FailurePolicy.class)
-    void asynchronousCallsSeeTheSameOutageAsSynchronousOnes(FailurePolicy policy) {
-        Outage outage = underLoad(policy, (limiter, store, key) -> () -> {
+    @Test
+    void asynchronousCallsSeeTheSameOutageAsSynchronousOnes() {
+        underLoad((limiter, store, key) -> () -> {
             limiter.acquireAsync(key).toCompletableFuture().join();
             return store.outcome(limiter, key);
-        }, RedisServer::kill, RedisServer::restart);
-        outage.report("kill -9, asynchronous, " + policy);
-        outage.assertHandledBy(policy);
-        assertThat(outage.recovery()).as("first decision by Redis after its restart").isLessThan(RECOVERY);
+        }, RedisServer::kill, RedisServer::restart).forEach((policy, outage) -> {
+            outage.report("kill -9, asynchronous, " + policy);
+            outage.assertHandledBy(policy);
+            assertThat(outage.recovery()).as("first decision by Redis after its restart, " + policy)
+                    .isLessThan(RECOVERY);
+        });
     }
 
     @Test
     void onceRedisAnswersAfterARestartNoCallerIsRefusedMoreThanASecondLater() {
         // The breaker times its open duration on this clock, and the calls are timed on it too.
         InstantSource clock = () -> Instant.ofEpochMilli(TimeUnit.NANOSECONDS.toMillis(Load.now()));
-        Outage outage = underLoad(FailurePolicy.FAIL_CLOSED, FaultToleranceTest::synchronous, RedisServer::kill,
+        Outage outage = underLoad(List.of(FailurePolicy.FAIL_CLOSED), FaultToleranceTest::synchronous, RedisServer::kill,
                 RedisServer::restart, client -> RedissonRateLimitStore.builder(client)
-                        .circuitBreaker(StoreCircuitBreaker.builder().clock(clock).build()).build());
+                        .circuitBreaker(StoreCircuitBreaker.builder().clock(clock).build()).build())
+                .get(FailurePolicy.FAIL_CLOSED);
         outage.report("kill -9, FAIL_CLOSED, refusals after the first answer");
         Duration refusedAfterAnswer = outage.lastRefusalAfterFirstAnswer();
         System.out.printf("FAULT kill -9, FAIL_CLOSED: last refusal %d ms after Redis first answered%n",
@@ -120,23 +124,31 @@ class FaultToleranceTest {
     }
 
     /**
-     * 32 threads call a limiter on the default store of a server of this test's own, each for a
-     * key of its own: for a second, then while the server is broken for {@link #OUTAGE}, then
-     * for 3 seconds after it is repaired.
+     * 32 threads call limiters on the default store of a server of this test's own, each thread
+     * for a key of its own, the threads shared out among the three failure policies: for a
+     * second, then while the server is broken for {@link #OUTAGE}, then for 3 seconds after it
+     * is repaired. One outage tells what each policy's callers went through.
      */
-    private static Outage underLoad(FailurePolicy policy, Caller caller, Consumer<RedisServer> breakIt,
-                                    Consumer<RedisServer> repairIt) {
-        return underLoad(policy, caller, breakIt, repairIt, client -> RedissonRateLimitStore.builder(client).build());
+    private static Map<FailurePolicy, Outage> underLoad(Caller caller, Consumer<RedisServer> breakIt,
+                                                        Consumer<RedisServer> repairIt) {
+        return underLoad(List.of(FailurePolicy.values()), caller, breakIt, repairIt,
+                client -> RedissonRateLimitStore.builder(client).build());
     }
 
-    private static Outage underLoad(FailurePolicy policy, Caller caller, Consumer<RedisServer> breakIt,
-                                    Consumer<RedisServer> repairIt, Function<RedissonClient, RateLimitStore> storeOf) {
+    private static Map<FailurePolicy, Outage> underLoad(List<FailurePolicy> policies, Caller caller,
+                                                        Consumer<RedisServer> breakIt, Consumer<RedisServer> repairIt,
+                                                        Function<RedissonClient, RateLimitStore> storeOf) {
         try (RedisServer server = RedisServer.start()) {
             RedissonClient client = RedisClients.connect(server);
             try {
                 Watched store = new Watched(storeOf.apply(client));
-                RateLimiter limiter = limiter(store, policy, GENEROUS);
-                try (Load load = Load.start(THREADS, thread -> caller.of(limiter, store, "k" + thread))) {
+                Map<FailurePolicy, RateLimiter> limiters = new EnumMap<>(FailurePolicy.class);
+                for (FailurePolicy policy : policies) {
+                    limiters.put(policy, limiter("outage-" + policy, store, policy, GENEROUS));
+                }
+                IntFunction<FailurePolicy> policyOf = thread -> policies.get(thread % policies.size());
+                try (Load load = Load.start(THREADS,
+                        thread -> caller.of(limiters.get(policyOf.apply(thread)), store, "k" + thread))) {
                     Load.runFor(ofSeconds(1));
                     long broken = Load.now();
                     breakIt.accept(server);
@@ -144,7 +156,12 @@ class FaultToleranceTest {
                     repairIt.accept(server);
                     long repaired = Load.now();
                     Load.runFor(ofSeconds(3));
-                    return new Outage(load, broken, repaired);
+                    Map<FailurePolicy, Outage> outages = new EnumMap<>(FailurePolicy.class);
+                    for (FailurePolicy policy : policies) {
+                        Predicate<Call> ofPolicy = call -> policyOf.apply(call.thread()) == policy;
+                        outages.put(policy, new Outage(load, broken, repaired, ofPolicy, ofPolicy));
+                    }
+                    return outages;
                 }
             } finally {
                 RedisClients.shutDown(client);
@@ -160,7 +177,7 @@ class FaultToleranceTest {
             try {
                 Watched store = new Watched(RedissonRateLimitStore.builder(client).build());
                 Tier counted = Tier.of(1_000_000, ofMinutes(10), SLIDING_LOG);
-                RateLimiter limiter = limiter(store, FailurePolicy.FAIL_CLOSED, counted);
+                RateLimiter limiter = limiter("outage", store, FailurePolicy.FAIL_CLOSED, counted);
                 Load load = Load.start(8, thread -> synchronous(limiter, store, "k" + thread));
                 try (load) {
                     Load.runFor(ofSeconds(1));
@@ -197,7 +214,7 @@ class FaultToleranceTest {
             RedissonClient client = RedisClients.connect(server);
             try {
                 Watched store = new Watched(RedissonRateLimitStore.builder(client).build());
-                RateLimiter limiter = limiter(store, FailurePolicy.FAIL_CLOSED, GENEROUS);
+                RateLimiter limiter = limiter("outage", store, FailurePolicy.FAIL_CLOSED, GENEROUS);
                 Load load = Load.start(THREADS, thread -> synchronous(limiter, store, "k" + thread));
                 try (load) {
                     for (int flush = 0; flush < 20; flush++) {
@@ -224,7 +241,7 @@ class FaultToleranceTest {
             try {
                 Watched store = new Watched(RedissonRateLimitStore.builder(client).build());
                 Tier strict = Tier.of(100, ofMinutes(10), SLIDING_LOG);
-                RateLimiter limiter = limiter(store, FailurePolicy.FAIL_CLOSED, strict);
+                RateLimiter limiter = limiter("outage", store, FailurePolicy.FAIL_CLOSED, strict);
                 String hotKey = "sluice:{outage:hot}:sl600000";
                 // Filled by a store that a cold client cannot time out; the one under test then finds it full.
                 RateLimitStore filling = RedissonRateLimitStore.builder(client).timeout(RedisClients.PATIENT).build();
@@ -243,7 +260,7 @@ class FaultToleranceTest {
                     RedisServer promoted = cluster.failOver(master);
                     long failedOver = Load.now();
                     Load.runFor(ofSeconds(3));
-                    manual = new Outage(load, failingOver, failedOver, hotKeyThreads);
+                    manual = new Outage(load, failingOver, failedOver, call -> true, hotKeyThreads);
 
                     cluster.awaitReplica(promoted);
                     long kill = Load.now();
@@ -252,7 +269,7 @@ class FaultToleranceTest {
                             () -> cluster.masterOf(hotKey).filter(node -> node != promoted).isPresent());
                     long takenOver = Load.now();
                     Load.runFor(ofSeconds(4));
-                    killed = new Outage(load, kill, takenOver, hotKeyThreads);
+                    killed = new Outage(load, kill, takenOver, call -> true, hotKeyThreads);
                 }
                 manual.report("CLUSTER FAILOVER");
                 killed.report("killed master");
@@ -293,7 +310,7 @@ class FaultToleranceTest {
                 // open. A store that failed on TRYAGAIN, ASK or MOVED, or waited out a retry, still fails here.
                 Watched store = new Watched(RedissonRateLimitStore.builder(client).timeout(ofSeconds(1)).build());
                 Tier counted = Tier.of(1_000_000, ofMinutes(10), SLIDING_LOG);
-                RateLimiter limiter = limiter(store, FailurePolicy.FAIL_CLOSED, counted);
+                RateLimiter limiter = limiter("outage", store, FailurePolicy.FAIL_CLOSED, counted);
                 String hotKey = "sluice:{outage:hot}:sl600000";
                 Predicate<Call> hotKeyThreads = call -> call.thread() < 8;
                 Outage moving;
@@ -308,7 +325,7 @@ class FaultToleranceTest {
                     cluster.moveSlot(hotKey, target, Duration.ofMillis(300));
                     long moved = Load.now();
                     Load.runFor(ofSeconds(1));
-                    moving = new Outage(load, start, moved, hotKeyThreads);
+                    moving = new Outage(load, start, moved, call -> true, hotKeyThreads);
                 }
                 moving.report("slot moved");
                 moving.assertHandledBy(FailurePolicy.FAIL_CLOSED, ofSeconds(3));
@@ -321,8 +338,8 @@ class FaultToleranceTest {
         }
     }
 
-    private static RateLimiter limiter(RateLimitStore store, FailurePolicy policy, Tier tier) {
-        return RateLimiter.builder().name("outage").store(store).tier(tier).onStoreFailure(policy).build();
+    private static RateLimiter limiter(String name, RateLimitStore store, FailurePolicy policy, Tier tier) {
+        return RateLimiter.builder().name(name).store(store).tier(tier).onStoreFailure(policy).build();
     }
 
     /** A call of the limiter, saying who decided it: a rejection is a decision as much as an admission. */
@@ -348,23 +365,26 @@ class FaultToleranceTest {
         private final Load load;
         private final long start;
         private final long back;
+        private final Predicate<Call> among;
         private final Duration recovery;
         private final List<Call> during;
 
-        Outage(Load load, long start, long back) {
-            this(load, start, back, call -> true);
-        }
-
         /**
-         * An outage from {@code start} until the first decision by Redis of a call that
-         * {@code affected} picks after {@code back}, when the server was back.
+         * An outage from {@code start} until the first decision by Redis, after {@code back} when
+         * the server was back, of a call that {@code recoveredBy} picks; what callers went through
+         * is told of the calls {@code among} picks.
          */
-        Outage(Load load, long start, long back, Predicate<Call> affected) {
+        Outage(Load load, long start, long back, Predicate<Call> among, Predicate<Call> recoveredBy) {
             this.load = load;
             this.start = start;
             this.back = back;
-            this.recovery = load.firstAfter(back, affected.and(call -> call.outcome() == Outcome.DECIDED));
-            this.during = load.startedBetween(start, back + recovery.toNanos());
+            this.among = among;
+            this.recovery = load.firstAfter(back, recoveredBy.and(call -> call.outcome() == Outcome.DECIDED));
+            this.during = load.startedBetween(start, back + recovery.toNanos()).stream().filter(among).toList();
+        }
+
+        private List<Call> calls() {
+            return load.calls().stream().filter(among).toList();
         }
 
         /**
@@ -373,7 +393,7 @@ class FaultToleranceTest {
          */
         Duration lastRefusalAfterFirstAnswer() {
             long firstAnswer = back + recovery.toNanos();
-            return Duration.ofNanos(load.calls().stream().filter(call -> call.failure() != null)
+            return Duration.ofNanos(calls().stream().filter(call -> call.failure() != null)
                     .mapToLong(Call::end).filter(end -> end > firstAnswer).map(end -> end - firstAnswer).max().orElse(0));
         }
 
@@ -410,14 +430,14 @@ class FaultToleranceTest {
         /** {@link #assertHandledBy(FailurePolicy)}, no call waiting {@code longest}. */
         void assertHandledBy(FailurePolicy policy, Duration longest) {
             assertThat(during).isNotEmpty();
-            assertThat(Load.max(during)).as("the longest call during the outage").isLessThan(longest);
-            assertThat(Load.p99(during)).as("p99 during the outage").isLessThan(ofSeconds(1));
-            Set<String> failures = Load.failures(load.calls()).keySet();
+            assertThat(Load.max(during)).as("the longest call during the outage, " + policy).isLessThan(longest);
+            assertThat(Load.p99(during)).as("p99 during the outage, " + policy).isLessThan(ofSeconds(1));
+            Set<String> failures = Load.failures(calls()).keySet();
             if (policy == FailurePolicy.FAIL_CLOSED) {
-                assertThat(failures).as("exceptions callers saw")
+                assertThat(failures).as("exceptions callers saw, " + policy)
                         .isSubsetOf(Set.of(StoreUnavailableException.class.getSimpleName()));
             } else {
-                assertThat(failures).as("exceptions callers saw").isEmpty();
+                assertThat(failures).as("exceptions callers saw, " + policy).isEmpty();
             }
         }
     }

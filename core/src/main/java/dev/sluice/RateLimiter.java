@@ -1016,6 +1016,16 @@ public final class RateLimiter {
     }
 
     /**
+     * Tells this limiter that another instance sharing its store paused one of its keys there,
+     * as {@link #pause} does in this one: a caller of this instance whose permit was reserved
+     * before the notice gives it back once due and asks the store again, so that it waits
+     * through the pause too. Callers that do not hold a reserved permit ask the store anyway.
+     */
+    public void pausedElsewhere() {
+        changes.incrementAndGet();
+    }
+
+    /**
      * Whether this limiter's store can pause a key under every plan, which obeying a partner's
      * {@code Retry-After} needs.
      *

@@ -42,6 +42,17 @@ public class LimitChanges {
     }
 
     /**
+     * Tells every other instance sharing the store that a limiter of this one paused a key
+     * there, so that their callers holding permits reserved before the pause ask again and
+     * wait through it ({@link RateLimiter#pausedElsewhere()}). An instance with a store of its
+     * own has no one to tell.
+     *
+     * @param limiter the limiter's name
+     */
+    public void paused(String limiter) {
+    }
+
+    /**
      * Gives a limiter the limits configuration has for it now, as a refresh reads them. With a
      * change in force, the change holds, and these are what taking it back returns to.
      *

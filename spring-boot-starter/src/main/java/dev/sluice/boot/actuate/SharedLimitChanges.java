@@ -51,6 +51,10 @@ import org.springframework.context.SmartLifecycle;
  * followed takes what Redis holds as it is, whatever the versions: it applies every change
  * recorded and takes back every other, its own included.
  *
+ * <p>A limiter of one instance that pauses a key in the store (a client rule obeying a partner's
+ * {@code Retry-After}) tells the others on a second channel, so that their callers holding
+ * permits reserved before the pause ask again and wait through it.
+ *
  * <p>Public for the core auto-configuration, in its own package, which makes it for the Redis store.
  */
 public final class SharedLimitChanges extends LimitChanges implements SmartLifecycle {
@@ -96,6 +100,7 @@ public final class SharedLimitChanges extends LimitChanges implements SmartLifec
     private final String versions;
     private final String epochs;
     private final String channel;
+    private final String pauses;
     /** The epoch of the history this instance follows; {@code null} before its first read. */
     private @Nullable String followedEpoch;
     private final ScheduledExecutorService reader = Executors.newSingleThreadScheduledExecutor(runnable -> {
@@ -109,6 +114,7 @@ public final class SharedLimitChanges extends LimitChanges implements SmartLifec
     private volatile long published;
     private final Duration startUpWait;
     private volatile @Nullable Integer listener;
+    private volatile @Nullable Integer pauseListener;
     private volatile boolean running;
 
     /**
@@ -127,6 +133,7 @@ public final class SharedLimitChanges extends LimitChanges implements SmartLifec
         this.versions = keyPrefix + ":{limit-changes}:version";
         this.epochs = keyPrefix + ":{limit-changes}:epoch";
         this.channel = keyPrefix + ":limit-changes";
+        this.pauses = keyPrefix + ":pauses";
         this.startUpWait = warmUp.compareTo(TIMEOUT) < 0 ? warmUp : TIMEOUT;
     }
 
@@ -160,8 +167,27 @@ public final class SharedLimitChanges extends LimitChanges implements SmartLifec
             Thread.currentThread().interrupt();
         }
         Integer subscribed = listener;
-        if (subscribed != null && !redis.isShutdown()) {
-            redis.getTopic(channel, StringCodec.INSTANCE).removeListenerAsync(subscribed);
+        Integer subscribedToPauses = pauseListener;
+        if (!redis.isShutdown()) {
+            if (subscribed != null) {
+                redis.getTopic(channel, StringCodec.INSTANCE).removeListenerAsync(subscribed);
+            }
+            if (subscribedToPauses != null) {
+                redis.getTopic(pauses, StringCodec.INSTANCE).removeListenerAsync(subscribedToPauses);
+            }
+        }
+    }
+
+    /**
+     * Tells the other instances, without waiting: the pause itself is in the store, and a
+     * notice lost while Redis is down leaves their reserved callers going ahead as before.
+     */
+    @Override
+    public void paused(String limiter) {
+        try {
+            redis.getTopic(pauses, StringCodec.INSTANCE).publishAsync(limiter);
+        } catch (RuntimeException e) {
+            // Redis is down or the application is stopping.
         }
     }
 
@@ -187,14 +213,20 @@ public final class SharedLimitChanges extends LimitChanges implements SmartLifec
 
     /** Subscribes to the notices unless it has, then reads the changes. */
     private void catchUp() {
-        if (listener == null) {
-            try {
+        try {
+            if (listener == null) {
                 redis.getTopic(channel, StringCodec.INSTANCE)
                         .addListenerAsync(String.class, (ignored, limiter) -> readSoon())
                         .thenAccept(id -> listener = id);
-            } catch (RuntimeException e) {
-                // Redis is down; the next read tries again.
             }
+            if (pauseListener == null) {
+                redis.getTopic(pauses, StringCodec.INSTANCE)
+                        .addListenerAsync(String.class, (ignored, limiter) -> registry.find(limiter)
+                                .ifPresent(RateLimiter::pausedElsewhere))
+                        .thenAccept(id -> pauseListener = id);
+            }
+        } catch (RuntimeException e) {
+            // Redis is down; the next read tries again.
         }
         read();
     }

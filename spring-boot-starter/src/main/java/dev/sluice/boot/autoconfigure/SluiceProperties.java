@@ -348,7 +348,9 @@ public class SluiceProperties {
          * Whether live changes of limits through the actuator's ratelimits endpoint are made for
          * every instance sharing this Redis: recorded there with their version, author and time,
          * applied by each instance within 2 seconds, by those started later as they start, and kept
-         * until taken back. false: a change lives in the instance that made it, until it restarts.
+         * until taken back; and a client rule's pause is told to every instance, whose waiting
+         * requests then wait through it. false: a change lives in the instance that made it, until
+         * it restarts, and a pause reaches the others as their requests next ask Redis.
          */
         private boolean shareChanges = true;
 

@@ -28,6 +28,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.expression.BeanResolver;
@@ -80,6 +81,8 @@ final class ClientRateLimitRules {
     private final RuleExpressions expressions;
     private final Duration maxPause;
     private final PartnerSignals signals;
+    /** Tells the instances sharing the store that a rule paused a key, by the rule's name. */
+    private final Consumer<String> paused;
     /** The rules whose failed store operations were logged: each is logged once, as a warning. */
     private final Set<String> warned = ConcurrentHashMap.newKeySet();
 
@@ -87,10 +90,11 @@ final class ClientRateLimitRules {
      * @param maxPause the longest pause a partner's answer may cause
      * @param beans    resolves {@code @name} in expressions, or {@code null} for none
      * @param signals  hears the partners' signals
+     * @param paused   tells the instances sharing the store that a rule paused a key, by the rule's name
      */
     ClientRateLimitRules(List<SluiceProperties.ClientRule> configured, Duration maxPause,
                          LimitOverrides overrides, RateLimiterRegistry registry, KeyErrorPolicy onKeyError,
-                         @Nullable BeanResolver beans, PartnerSignals signals) {
+                         @Nullable BeanResolver beans, PartnerSignals signals, Consumer<String> paused) {
         if (maxPause.isNegative() || maxPause.isZero()) {
             throw new SluiceConfigurationException("sluice.client.max-pause is " + maxPause + ", not a positive"
                     + " duration", "Set it to the longest a partner may pause calls, such as 1h.", null);
@@ -99,6 +103,7 @@ final class ClientRateLimitRules {
         this.onKeyError = onKeyError;
         this.maxPause = maxPause;
         this.signals = signals;
+        this.paused = paused;
         this.expressions = new RuleExpressions(Set.of("request", "host", "path"), "#request (the outbound request),"
                 + " #host (its host) or #path (the path's variables: #path['symbol'])", beans);
         this.rules = ConfiguredRules.parse("sluice.client.rules", configured, SluiceProperties.ClientRule::getName,
@@ -380,7 +385,7 @@ final class ClientRateLimitRules {
                 + ", as the partner asked");
         signals.heard(rule.name, "pause");
         return quietly(rule, "pause as the partner asked",
-                () -> rule.limiter.pauseAsync(permit.key, permit.plan, pause));
+                () -> rule.limiter.pauseAsync(permit.key, permit.plan, pause).thenRun(() -> paused.accept(rule.name)));
     }
 
     /**

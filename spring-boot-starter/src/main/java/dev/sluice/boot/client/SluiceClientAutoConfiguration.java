@@ -42,7 +42,8 @@ public class SluiceClientAutoConfiguration {
      * @param beanFactory resolves {@code @bean} references in the rules' expressions
      * @param signals     counts what partners say, when metrics are on
      * @param changes     the live changes of limits, told where the rules' own tiers are while
-     *                    partners lower them
+     *                    partners lower them, and of the pauses partners ask for, which they tell
+     *                    the instances sharing the store
      * @return the rules
      */
     @Bean
@@ -51,11 +52,14 @@ public class SluiceClientAutoConfiguration {
                                                     ObjectProvider<PartnerSignals> signals,
                                                     ObjectProvider<LimitChanges> changes) {
         SluiceProperties.Client client = properties.getClient();
+        LimitChanges live = changes.getIfAvailable();
         ClientRateLimitRules rules = new ClientRateLimitRules(client.getRules(), client.getMaxPause(), overrides,
                 registry, properties.getKeyError(), new BeanFactoryResolver(beanFactory),
-                signals.getIfAvailable(() -> PartnerSignals.NONE));
-        changes.ifAvailable(live -> rules.rules().stream().filter(rule -> rule.adapted() != null)
-                .forEach(rule -> live.ownTiers(rule.name(), rule.adapted()::ownTiers)));
+                signals.getIfAvailable(() -> PartnerSignals.NONE), live == null ? rule -> { } : live::paused);
+        if (live != null) {
+            rules.rules().stream().filter(rule -> rule.adapted() != null)
+                    .forEach(rule -> live.ownTiers(rule.name(), rule.adapted()::ownTiers));
+        }
         return rules;
     }
 

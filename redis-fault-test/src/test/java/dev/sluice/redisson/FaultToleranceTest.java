@@ -279,9 +279,11 @@ class FaultToleranceTest {
                 manual.assertHandledBy(FailurePolicy.FAIL_CLOSED, ofSeconds(2));
                 // Its sends get eight extra periods of the 100 ms timeout from when they were sent, while the paused
                 // master answers reads: a failover the client has followed within them costs nothing. The client
-                // follows a few hundred ms after the cluster agrees, so a failover slower than half a second may
-                // refuse the calls sent as it began, as any outage does, which the assertion above checks.
-                if (manual.untilBack().compareTo(ofMillis(500)) < 0) {
+                // follows a few hundred ms after the cluster agrees, more on a loaded machine (beside another module's
+                // tests, a failover the cluster agreed on in 0.4 s left 2 of 1,483 calls unanswered after 900 ms), so a
+                // failover slower than 300 ms may refuse the calls sent as it began, as any outage does, which the
+                // assertion above checks.
+                if (manual.untilBack().compareTo(ofMillis(300)) < 0) {
                     assertThat(manual.answeredByPolicy()).as("calls refused during a planned failover").isZero();
                 }
                 assertThat(manual.recovery()).as("first decision by Redis after the planned failover")

@@ -76,12 +76,14 @@ class SpikeTest {
     @ParameterizedTest
     @EnumSource(Topology.class)
     void burstsOnAWarmStoreAreAllAnsweredByRedis(Topology topology) {
-        // A decision may wait 1 s in the queue by default; with two builds on two cores, 12 of a
-        // burst on 10,000 keys of the cluster waited longer and were refused as overloaded. The
-        // bursts are answered within that second on a quiet machine; this test asks only that
-        // Redis answers them all, however busy the machine running it.
+        // A decision may wait 1 s in the queue by default, and Redis answers within 100 ms: with two
+        // builds on two cores, 12 of a burst on 10,000 keys of the cluster waited longer in the queue
+        // and were refused as overloaded, and in another run 9,742 of them timed out and opened the
+        // breaker. The bursts are answered within the defaults on a quiet machine (benchmarks/run
+        // measures how fast); this test asks only that Redis answers them all, however busy the
+        // machine running it.
         RedissonRateLimitStore store = RedissonRateLimitStore.builder(clients.get(topology))
-                .maxQueueWait(ofSeconds(10)).build();
+                .maxQueueWait(ofSeconds(10)).timeout(ofSeconds(1)).build();
         for (int i = 0; i < 3_000; i++) {
             store.tryAcquireAsync("warm-up:" + topology + ":" + i % 100, PER_MINUTE, 1).toCompletableFuture().join();
         }

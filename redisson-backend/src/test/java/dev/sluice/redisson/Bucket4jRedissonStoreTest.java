@@ -34,7 +34,7 @@ class Bucket4jRedissonStoreTest {
     @BeforeAll
     void connect(RedisServer server) {
         client = RedisClients.connect(server);
-        store = Bucket4jRedissonStore.builder(client)
+        store = Bucket4jRedissonStore.builder(client).timeout(RedisClients.PATIENT)
                 .clock(new MutableClock(Instant.parse("2200-01-01T00:00:00Z"))).build();
     }
 

@@ -167,7 +167,8 @@ class DifferentialTest {
         Random random = new Random(seed);
         MutableClock clock = new MutableClock(Instant.ofEpochMilli(5_000_000_000_000L + random.nextInt(1_000_000)));
         RateLimitStore reference = InMemoryRateLimitStore.builder().clock(clock).build();
-        RedissonRateLimitStore redis = RedissonRateLimitStore.builder(client).clock(clock).build();
+        RedissonRateLimitStore redis = RedissonRateLimitStore.builder(client).clock(clock)
+                .timeout(RedisClients.PATIENT).build();
         long scale = random.nextBoolean() ? 1 : 1_000_000;
         // A few keys, each with tiers of its own, so that a script call names some keys many times.
         List<String> keys = new ArrayList<>();

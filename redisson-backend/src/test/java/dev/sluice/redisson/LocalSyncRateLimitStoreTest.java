@@ -364,7 +364,8 @@ class LocalSyncRateLimitStoreTest {
     void aSyncSentAgainIsCountedOnce() {
         RedissonClient client = RedisClients.connect(server);
         clients.add(client);
-        RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).clock(clock).build();
+        RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).clock(clock)
+                .timeout(RedisClients.PATIENT).build();
         Tier tier = Tier.of(100, ofMinutes(1), SLIDING_WINDOW);
         long start = clock.millis() - clock.millis() % tier.windowMillis();
         Sync sync = new Sync("instance", 7, List.of(new WindowCounts(start, 5, 0)));

@@ -9,6 +9,7 @@ import dev.sluice.boot.autoconfigure.SluiceProperties;
 import dev.sluice.redisson.RedissonRateLimitStore;
 import dev.sluice.redisson.testing.RedisClients;
 import dev.sluice.redisson.testing.RedisServer;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
@@ -28,7 +29,10 @@ class RateLimitsEndpointWebExtensionTest {
         try (RedisServer redis = RedisServer.start()) {
             RedissonClient client = RedisClients.connect(redis);
             try {
-                RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).build();
+                // A second, not the default 100 ms: a busy machine must not turn the reset while Redis answers into
+                // a 503; the suspended server is still not answered within it.
+                RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).timeout(Duration.ofSeconds(1))
+                        .build();
                 MethodRateLimiter limits = MethodRateLimiter.builder()
                         .registry(RateLimiterRegistry.builder().store(store).build()).build();
                 limits.validate(Otp.class);

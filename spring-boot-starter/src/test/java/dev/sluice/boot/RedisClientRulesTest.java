@@ -17,7 +17,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.SpringBootConfiguration;
@@ -146,23 +145,28 @@ class RedisClientRulesTest {
     /** Sleeps as the system does, counting the callers asleep. */
     static final class CountedSleeps implements Sleeper {
 
-        private final AtomicInteger asleep = new AtomicInteger();
+        private int asleep;
 
         @Override
         public void sleep(Duration duration) throws InterruptedException {
-            asleep.incrementAndGet();
+            synchronized (this) {
+                asleep++;
+                notifyAll();
+            }
             try {
                 Sleeper.system().sleep(duration);
             } finally {
-                asleep.decrementAndGet();
+                synchronized (this) {
+                    asleep--;
+                }
             }
         }
 
-        void awaitSleeping(int callers) throws InterruptedException {
+        synchronized void awaitSleeping(int callers) throws InterruptedException {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (asleep.get() < callers) {
+            while (asleep < callers) {
                 assertThat(System.nanoTime()).as("callers asleep after 30 s").isLessThan(deadline);
-                Thread.sleep(10);
+                wait(100);
             }
         }
     }

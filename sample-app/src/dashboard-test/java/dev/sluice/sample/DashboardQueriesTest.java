@@ -155,6 +155,10 @@ class DashboardQueriesTest {
     private static JsonNode get(String url) throws IOException, InterruptedException {
         HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(url))
                 .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 200) {
+            // Prometheus answers 503 "Service Unavailable" while it starts.
+            throw new IOException("HTTP " + response.statusCode() + ": " + response.body());
+        }
         return JSON.readTree(response.body());
     }
 

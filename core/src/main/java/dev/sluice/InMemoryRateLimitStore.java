@@ -10,7 +10,6 @@ import dev.sluice.internal.StoreKeys;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import dev.sluice.annotation.Algorithm;
-import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
@@ -90,6 +89,14 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
     private final Policy.VarExpiration<Object, KeyState> expiration;
     /** Hashes keys under a secret of this store's, so that no caller can make keys collide. */
     private final SipHash hashes = SipHash.random();
+    /**
+     * The states of keys decided lately, each at the place {@code String.hashCode} of its store
+     * key gives: a call finds its key's state here without hashing the key under the secret or
+     * looking it up in Caffeine, and keys made one after another sit side by side. Keys that share
+     * a place, built to or by chance, take it from each other and are looked up as any other. A
+     * state is put here and taken out under its lock, so that none stays once the store drops it.
+     */
+    private final @Nullable KeyState[] placed;
     /** Each thread's probe; one per store, so that a store no longer used is not kept by threads. */
     private final ThreadLocal<KeyProbe> probes = ThreadLocal.withInitial(() -> new KeyProbe(hashes));
     /**
@@ -119,6 +126,9 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
                 .build();
         this.policy = keys.policy();
         this.expiration = policy.expireVariably().orElseThrow();
+        // A place for each key the store may hold, up to a million (4 MB at most).
+        int places = (int) Math.min(builder.maximumKeys, 1 << 20);
+        this.placed = new KeyState[Math.max(2, Integer.highestOneBit(places - 1) << 1)];
     }
 
     /**
@@ -171,9 +181,10 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
         long now = now();
         KeyProbe probe = probes.get();
         try {
-            // A thread calling one key again finds its state without hashing or looking it up; a
-            // state the store has dropped since is looked up again (its lock reads the flag again).
-            KeyState state = probe.recent.get();
+            // A key decided lately is found at its place; a state the store has dropped since is
+            // looked up again (its lock reads the flag again).
+            int place = placeOf(prefix, key);
+            KeyState state = place >= 0 ? placed[place] : null;
             KeyProbe lookup = null;
             if (state == null || state.dead() || !state.isKey(prefix, key)) {
                 lookup = probe.of(prefix, key);
@@ -192,6 +203,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
                         long idleBefore = state.idleUntil();
                         state.decide(now, tiers, cost, maxWaitMillis, probe.outcome);
                         decided = true;
+                        place(place, state);
                         reweigh = keepApartIfRestricted(state, probe.outcome.remaining() == 0);
                         later = toldIdleUntil(state.idleUntil()) > toldIdleUntil(idleBefore);
                     }
@@ -199,7 +211,6 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
                     state.unlock();
                 }
                 if (decided) {
-                    probe.remember(state);
                     if (reweigh || later) {
                         told(state, reweigh, later);
                     } else if (firstThisSecond) {
@@ -211,7 +222,8 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
                 }
             }
             // A key too long to keep was digested for the lookup already: not again.
-            return decideCreating(lookup != null ? lookup : probe.of(prefix, key), now, tiers, cost, maxWaitMillis);
+            return decideCreating(lookup != null ? lookup : probe.of(prefix, key), place, now, tiers, cost,
+                    maxWaitMillis);
         } finally {
             probe.release();
         }
@@ -252,15 +264,44 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
      * lock is taken: the key's rescued state, if it has one, or else a fresh one; should that
      * choice be stale once the lock is held, it is made again.
      */
-    private KeyState.Outcome decideCreating(KeyProbe probe, long now, List<Tier> tiers, long cost,
+    private KeyState.Outcome decideCreating(KeyProbe probe, int place, long now, List<Tier> tiers, long cost,
                                             long maxWaitMillis) {
         KeyState.Outcome outcome = probe.outcome;
-        KeyState kept = creating(probe, now, tiers.get(0), state -> {
+        creating(probe, now, tiers.get(0), state -> {
             state.decide(now, tiers, cost, maxWaitMillis, outcome);
             keepApartIfRestricted(state, outcome.remaining() == 0);
+            place(place, state);
         });
-        probe.remember(kept);
         return outcome;
+    }
+
+    /**
+     * The place of the store key {@code prefix + key} among {@link #placed}, or -1 for a key kept
+     * as a digest, which a decision looks up as it did its first time.
+     */
+    private int placeOf(String prefix, String key) {
+        if (!KeyProbe.raw(prefix, key)) {
+            return -1;
+        }
+        int hash = KeyState.stringHash(prefix, key);
+        return (hash ^ hash >>> 16) & (placed.length - 1);
+    }
+
+    /** Puts a state the store holds at its place, unless it is there; the caller holds its lock. */
+    private void place(int place, KeyState state) {
+        // Read first: a key called again and again, from several threads, writes nothing.
+        if (place >= 0 && placed[place] != state) {
+            placed[place] = state;
+        }
+    }
+
+    /** Takes a state the store drops out of its place, if it is there; the caller holds its lock. */
+    private void unplace(KeyState state) {
+        int hash = state.stringHash();
+        int place = (hash ^ hash >>> 16) & (placed.length - 1);
+        if (placed[place] == state) {
+            placed[place] = null;
+        }
     }
 
     /**
@@ -358,6 +399,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
         state.lock();
         try {
             state.dead(true);
+            unplace(state);
             // Idle as of the key's own time, which a clock set back leaves behind Caffeine's.
             boolean rescue = cause == RemovalCause.EXPIRED ? state.idleUntil() > Math.max(state.latest(), now())
                     : cause == RemovalCause.SIZE && state.restrictedKept();
@@ -630,6 +672,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
             state.lock();
             try {
                 state.dead(true);
+                unplace(state);
                 release(state);
             } finally {
                 state.unlock();
@@ -668,27 +711,15 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
      * One thread's means to find a key's state: it stands for the store key {@code prefix + key}
      * in a lookup, so that a decision makes no string (it has that key's hash code and equals its
      * states). It holds the caller's key only during a lookup: keys may be personal data, and a
-     * caller's key may be long. Between decisions it keeps a weak reference to the state it decided
-     * for last, so that a thread calling one key again finds it at once, and so that a pooled
-     * thread never keeps a key, nor its state, once the store has dropped it.
+     * caller's key may be long.
      */
     private static final class KeyProbe {
-
-        /** What a thread that has decided nothing yet remembers. */
-        private static final WeakReference<@Nullable KeyState> NONE = new WeakReference<>(null);
 
         private final SipHash hashes;
         /** The store key looked up, bounded as {@link StoreKeys#bounded} bounds keys. */
         private String prefix = "";
         private String key = "";
         private int hash;
-        /**
-         * The state this thread decided for last, weakly: a pooled thread never keeps a key the
-         * store has let go of. It may have been dropped since, which its flag tells.
-         */
-        WeakReference<@Nullable KeyState> recent = NONE;
-        /** The hash of the key this thread looked up last, to tell a key called twice in a row. */
-        private int lastLookedUp;
         /** The figures of this thread's decision in progress. */
         final KeyState.Outcome outcome = new KeyState.Outcome();
 
@@ -701,27 +732,17 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
          * {@linkplain StoreKeys#digest digest} of a key too long to keep, or starting with {@code #}.
          */
         KeyProbe of(String prefix, String key) {
-            boolean raw = prefix.length() + key.length() <= StoreKeys.MAX_RAW_LENGTH
-                    && !(prefix.isEmpty() ? key.startsWith("#") : prefix.charAt(0) == '#');
+            boolean raw = raw(prefix, key);
             this.prefix = raw ? prefix : "";
             this.key = raw ? key : StoreKeys.digest(prefix.concat(key));
             this.hash = hashes.hash(this.prefix, this.key);
             return this;
         }
 
-        /**
-         * Remembers the state of a key this thread decided for twice in a row: a thread that calls
-         * one key again and again finds it at once, and one whose calls go from key to key makes no
-         * reference on each call.
-         */
-        void remember(KeyState state) {
-            // Threads' probes may share a cache line: a thread calling one key writes nothing.
-            if (recent.get() != state) {
-                if (state.hashCode() == lastLookedUp) {
-                    recent = new WeakReference<>(state);
-                }
-                lastLookedUp = state.hashCode();
-            }
+        /** Whether the store key {@code prefix + key} is kept as it is, not as a digest. */
+        static boolean raw(String prefix, String key) {
+            return prefix.length() + key.length() <= StoreKeys.MAX_RAW_LENGTH
+                    && !(prefix.isEmpty() ? key.startsWith("#") : prefix.charAt(0) == '#');
         }
 
         /** Ends a lookup, letting go of the key. */
@@ -802,6 +823,8 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
          * dropped and start afresh. Each key takes about 200 bytes besides the key's own string,
          * which is held as the caller gave it (a {@code SLIDING_LOG} tier about 150 more, and 24 per
          * call in its window beyond four; calls of one cost in one millisecond share those 24).
+         * The store also sets aside 4 to 8 bytes per key of this bound, up to a million keys, for
+         * the table that finds keys decided lately.
          *
          * @param maximumKeys at least 1; default 100,000
          * @return this builder

@@ -35,8 +35,14 @@ abstract sealed class KeyState {
     /** Attempts before a caller waiting for a key's lock also yields its processor. */
     private static final int SPINS = 16;
     private static final VarHandle FLAGS;
+    /** Powers of 31, for the hash code of a string from those of its two parts. */
+    private static final int[] POWERS_OF_31 = new int[StoreKeys.MAX_RAW_LENGTH + 1];
 
     static {
+        POWERS_OF_31[0] = 1;
+        for (int i = 1; i < POWERS_OF_31.length; i++) {
+            POWERS_OF_31[i] = POWERS_OF_31[i - 1] * 31;
+        }
         try {
             FLAGS = MethodHandles.lookup().findVarHandle(KeyState.class, "flags", int.class);
         } catch (ReflectiveOperationException e) {
@@ -175,6 +181,19 @@ abstract sealed class KeyState {
     /** Whether this state is of the store key {@code prefix + key}. */
     final boolean isKey(String prefix, String key) {
         return sameKey(this.prefix, this.key, prefix, key);
+    }
+
+    /** {@code String.hashCode} of this state's store key, from its two strings' own, which they cache. */
+    final int stringHash() {
+        return stringHash(prefix, key);
+    }
+
+    /**
+     * {@code String.hashCode} of {@code prefix + key}, at most {@link StoreKeys#MAX_RAW_LENGTH}
+     * characters, from the two strings' own, which they cache: no character is read twice.
+     */
+    static int stringHash(String prefix, String key) {
+        return prefix.hashCode() * POWERS_OF_31[key.length()] + key.hashCode();
     }
 
     /** Whether {@code prefix + key} and {@code otherPrefix + otherKey} are one string, without making either. */

@@ -310,6 +310,28 @@ class InMemoryRateLimitStoreTest {
         }
     }
 
+    /**
+     * A key the store let expire leaves nothing behind, not even the place where the store finds
+     * keys decided lately: the key can be collected.
+     */
+    @Test
+    void aKeyThatExpiredIsKeptNowhere() throws Exception {
+        InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().clock(clock).build();
+        List<Tier> tiers = List.of(Tier.of(5, ofSeconds(1), SLIDING_WINDOW));
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            WeakReference<String> kept = decidedOn(pool, store, new String("+447700900123".toCharArray()), tiers);
+            millis.addAndGet(ofSeconds(10).toMillis());
+            assertThat(store.estimatedKeyCount()).as("keys held after the window").isZero();
+            for (int i = 0; i < 20 && kept.get() != null; i++) {
+                System.gc();
+            }
+            assertThat(kept.get()).as("the key, after it expired").isNull();
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     /** Decides once for {@code key} on {@code pool}'s thread, keeping only a weak reference to it. */
     private static WeakReference<String> decidedOn(ExecutorService pool, InMemoryRateLimitStore store, String key,
                                                    List<Tier> tiers) throws Exception {

@@ -58,6 +58,8 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
     /** A clock found this far behind the latest time read was set back; less is the jitter of concurrent reads. */
     private static final long SET_BACK_THRESHOLD_MILLIS = 1_000;
     private static final long NEVER = Long.MIN_VALUE;
+    /** How much later than a key's idle time Caffeine is told it, so that it need not be told on most calls. */
+    private static final long EXPIRY_MARGIN_MILLIS = 1_024;
 
     static {
         try {
@@ -205,7 +207,9 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
                         decided = true;
                         place(place, state);
                         reweigh = keepApartIfRestricted(state, probe.outcome.remaining() == 0);
-                        later = toldIdleUntil(state.idleUntil()) > toldIdleUntil(idleBefore);
+                        // A call that moves the idle time a little leaves it to the next second's first call
+                        // to tell Caffeine, as it reads the key; one that moves it further tells it now.
+                        later = toldIdleUntil(state.idleUntil()) > toldIdleUntil(idleBefore) + EXPIRY_MARGIN_MILLIS;
                     }
                 } finally {
                     state.unlock();
@@ -215,7 +219,8 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
                         told(state, reweigh, later);
                     } else if (firstThisSecond) {
                         // Caffeine hears of a key's use about once a second: enough for its eviction
-                        // policy to tell the keys in use from a flood of new ones.
+                        // policy to tell the keys in use from a flood of new ones. The read also tells
+                        // it of the key's idle time, as it stands.
                         keys.getIfPresent(state);
                     }
                     return probe.outcome;
@@ -230,13 +235,16 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
     }
 
     /**
-     * The idle time Caffeine is told of a key whose idle time moved later: rounded up to the
-     * next 1,024 ms, so that a key whose every call moves it a little (a token bucket refilling
-     * one token at a time) changes its expiry in Caffeine about once a second rather than on
-     * every call. The key lives up to a second longer than it must; never less.
+     * The idle time Caffeine is told of a key: rounded up to the next 1,024 ms, and
+     * {@link #EXPIRY_MARGIN_MILLIS} later, so that a key whose every call moves it a little (a
+     * token bucket refilling one token at a time) changes its expiry in Caffeine about once a
+     * second, as the first call of each second reads the key, rather than on every call. The key
+     * lives up to about two seconds longer than it must; never less, unless calls moved its idle
+     * time by more than the margin in one second and then stopped: then Caffeine drops it early
+     * and the store rescues it.
      */
     private static long toldIdleUntil(long idleUntil) {
-        return ((idleUntil + 1_023) >> 10) << 10;
+        return (((idleUntil + 1_023) >> 10) << 10) + EXPIRY_MARGIN_MILLIS;
     }
 
     /**
@@ -695,9 +703,9 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
     }
 
     /**
-     * The number of keys currently held, for monitoring. Keys are dropped within about two
-     * seconds of being back to their fresh state (their expiry is rounded up to a second, and
-     * Caffeine sweeps expired entries in steps of about a second).
+     * The number of keys currently held, for monitoring. Keys are dropped within about three
+     * seconds of being back to their fresh state (their expiry is rounded up to a second and
+     * told a second later, and Caffeine sweeps expired entries in steps of about a second).
      *
      * @return the approximate number of keys
      */
@@ -765,7 +773,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
         }
     }
 
-    /** Keeps a key as long as its state differs from a fresh one, and up to a second longer. */
+    /** Keeps a key as long as its state differs from a fresh one, and up to about two seconds longer. */
     private final class IdleExpiry implements Expiry<Object, KeyState> {
 
         @Override
@@ -789,7 +797,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
         @Override
         public long expireAfterRead(Object key, KeyState state, long currentTime, long currentDuration) {
-            return currentDuration;
+            return idleNanos(state);
         }
     }
 

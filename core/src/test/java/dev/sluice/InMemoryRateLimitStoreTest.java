@@ -39,8 +39,8 @@ class InMemoryRateLimitStoreTest {
 
         millis.addAndGet(2_999);
         assertThat(store.estimatedKeyCount()).as("the log still holds an entry").isEqualTo(1);
-        // Expiry is rounded up to the next 1,024 ms, and Caffeine's timer wheel sweeps expired keys
-        // in steps of about a second.
+        // Expiry is rounded up to the next 1,024 ms and told 1,024 ms later, and Caffeine's timer
+        // wheel sweeps expired keys in steps of about a second.
         millis.addAndGet(1 + 2_200);
         assertThat(store.estimatedKeyCount()).isZero();
     }

@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -175,11 +176,18 @@ public final class ResultsReport {
             return;
         }
         JmhResult settings = jmh.get(0);
-        md.line("JMH " + settings.jmhVersion() + ", average time per call in ns (± the 99.9% confidence interval,"
-                + " when there are enough iterations for one) and bytes allocated per call (`-prof gc`,"
-                + " `gc.alloc.rate.norm`); " + settings.forks() + " fork(s), " + settings.warmupIterations()
-                + " warm-up iteration(s) of " + settings.warmupTime() + ", " + settings.measurementIterations()
-                + " measured of " + settings.measurementTime() + ". Every call is admitted: 1,000,000,000 permits"
+        String forks = jmh.stream().collect(Collectors.toMap(JmhResult::threads, JmhResult::forks, Math::max,
+                        TreeMap::new)).entrySet().stream()
+                .map(e -> e.getValue() + (e.getValue() == 1 ? " fork" : " forks") + " with " + e.getKey()
+                        + (e.getKey() == 1 ? " thread" : " threads"))
+                .collect(Collectors.joining(", "));
+        md.line("JMH " + settings.jmhVersion() + ", average time per call in ns and bytes allocated per call"
+                + " (`-prof gc`, `gc.alloc.rate.norm`); " + forks + ", each fork (a JVM of its own) "
+                + settings.warmupIterations() + " warm-up iteration(s) of " + settings.warmupTime() + " and "
+                + settings.measurementIterations() + " measured of " + settings.measurementTime() + ". A time is"
+                + " the median of the forks' averages, with the lowest and the highest in brackets: forks differ"
+                + " more than iterations do, as each JVM lays its objects out in memory its own way, so the spread"
+                + " of the forks is what a change must beat to show. Every call is admitted: 1,000,000,000 permits"
                 + " per second. The key of each call is read from an array made beforehand; every key had a"
                 + " call before the measurement. \"÷ best other\" divides Sluice's time per call by the fastest"
                 + " other library's in the table: 2.00 means twice as long.");
@@ -219,7 +227,7 @@ public final class ResultsReport {
             Optional<JmhResult> ordinary = find(jmh, benchmark + "ordinary", 0, threads);
             Optional<JmhResult> colliding = find(jmh, benchmark + "colliding", 0, threads);
             return List.of(threads + (threads == 1 ? " thread" : " threads"),
-                    ordinary.map(r -> nanos(r.score())).orElse("—"), colliding.map(r -> nanos(r.score())).orElse("—"),
+                    ordinary.map(ResultsReport::time).orElse("—"), colliding.map(ResultsReport::time).orElse("—"),
                     ordinary.isPresent() && colliding.isPresent()
                             ? ratio(colliding.get().score() / ordinary.get().score()) : "");
         }).filter(row -> !row.get(1).equals("—") || !row.get(2).equals("—")).toList();
@@ -230,8 +238,10 @@ public final class ResultsReport {
         md.line("**Keys chosen to collide.** The same decision (sliding window) in a store holding"
                 + " " + String.format(Locale.ROOT, "%,d", CollidingKeysBenchmark.KEYS) + " keys of 34 characters,"
                 + " each call for one drawn at random: ordinary keys, and keys made of \"Aa\" and \"BB\" blocks,"
-                + " which all share one `String.hashCode`. The store hashes keys with SipHash under a secret of"
-                + " its own, so such keys spread as others do.");
+                + " which all share one `String.hashCode`. The store finds a key decided lately at the"
+                + " place its `String.hashCode` gives it; keys sharing one take each other's place there, and are"
+                + " looked up in Caffeine, which hashes keys with SipHash under a secret of the store's, so that"
+                + " they spread as others do.");
         md.line();
         md.table(List.of("", "ordinary, ns/call", "colliding, ns/call", "colliding ÷ ordinary"), 1, rows);
     }
@@ -264,8 +274,7 @@ public final class ResultsReport {
                     Optional<Double> bestOther = labels.entrySet().stream().filter(e -> isOther.test(e.getValue()))
                             .map(e -> find(jmh, e.getKey(), keys, threads)).flatMap(Optional::stream)
                             .map(JmhResult::score).min(Double::compare);
-                    row.add(result.map(r -> nanos(r.score()) + (Double.isNaN(r.error()) ? ""
-                            : " ± " + nanos(r.error()))).orElse("—"));
+                    row.add(result.map(ResultsReport::time).orElse("—"));
                     row.add(result.map(r -> whole(r.bytes())).orElse("—"));
                     row.add(result.isPresent() && bestOther.isPresent() && subject.getValue().startsWith("Sluice")
                             ? ratio(result.get().score() / bestOther.get()) : "");
@@ -682,8 +691,9 @@ public final class ResultsReport {
      * @param benchmark             {@code Class.method}, plus {@code :ALGORITHM} for Sluice's decisions
      * @param keys                  the {@code count} parameter
      * @param threads               threads calling
-     * @param score                 ns per call
-     * @param error                 its 99.9% confidence interval, NaN with too few iterations
+     * @param score                 ns per call, the median of the forks' averages
+     * @param lowest                the lowest fork's average
+     * @param highest               the highest fork's average
      * @param bytes                 bytes allocated per call
      * @param forks                 JVMs the benchmark ran in
      * @param warmupIterations      warm-up iterations per fork
@@ -692,7 +702,8 @@ public final class ResultsReport {
      * @param measurementTime       the length of each
      * @param jmhVersion            JMH's version
      */
-    private record JmhResult(String benchmark, int keys, int threads, double score, double error, double bytes,
+    private record JmhResult(String benchmark, int keys, int threads, double score, double lowest, double highest,
+                             double bytes,
                              int forks, int warmupIterations, String warmupTime, int measurementIterations,
                              String measurementTime, String jmhVersion) {
     }
@@ -715,9 +726,9 @@ public final class ResultsReport {
                     if (params.has("keys")) {
                         benchmark += ":" + params.get("keys").asText();
                     }
-                    JsonNode primary = run.get("primaryMetric");
+                    double[] forkAverages = forkAverages(run.get("primaryMetric").get("rawData"));
                     all.add(new JmhResult(benchmark, params.path("count").asInt(), run.get("threads").asInt(),
-                            number(primary.get("score")), number(primary.get("scoreError")),
+                            median(forkAverages), forkAverages[0], forkAverages[forkAverages.length - 1],
                             number(run.path("secondaryMetrics").path("gc.alloc.rate.norm").path("score")),
                             run.get("forks").asInt(), run.get("warmupIterations").asInt(),
                             run.get("warmupTime").asText(), run.get("measurementIterations").asInt(),
@@ -726,6 +737,32 @@ public final class ResultsReport {
             }
         }
         return all;
+    }
+
+    /** Each fork's average of its measured iterations, from JMH's raw data, in ascending order. */
+    private static double[] forkAverages(JsonNode rawData) {
+        double[] averages = new double[rawData.size()];
+        for (int fork = 0; fork < averages.length; fork++) {
+            double sum = 0;
+            for (JsonNode iteration : rawData.get(fork)) {
+                sum += iteration.asDouble();
+            }
+            averages[fork] = sum / rawData.get(fork).size();
+        }
+        Arrays.sort(averages);
+        return averages;
+    }
+
+    /** The median of values in ascending order. */
+    private static double median(double[] sorted) {
+        int middle = sorted.length / 2;
+        return sorted.length % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+    }
+
+    /** A JMH time: the median of the forks, and their range when there are several. */
+    private static String time(JmhResult result) {
+        return nanos(result.score()) + (result.forks() > 1
+                ? " (" + nanos(result.lowest()) + "–" + nanos(result.highest()) + ")" : "");
     }
 
     /** A number of JMH's JSON, which writes what it could not compute as the string {@code "NaN"}. */

@@ -94,9 +94,10 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
     /**
      * The states of keys decided lately, each at the place {@code String.hashCode} of its store
      * key gives: a call finds its key's state here without hashing the key under the secret or
-     * looking it up in Caffeine, and keys made one after another sit side by side. Keys that share
-     * a place, built to or by chance, take it from each other and are looked up as any other. A
-     * state is put here and taken out under its lock, so that none stays once the store drops it.
+     * looking it up in Caffeine, and keys made one after another sit side by side. The first key
+     * at a place keeps it while the store holds it; others that share the place, built to or by
+     * chance, are looked up as any other. A state is put here and taken out under its lock, so
+     * that none stays once the store drops it.
      */
     private final @Nullable KeyState[] placed;
     /** Each thread's probe; one per store, so that a store no longer used is not kept by threads. */
@@ -295,11 +296,18 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
         return (hash ^ hash >>> 16) & (placed.length - 1);
     }
 
-    /** Puts a state the store holds at its place, unless it is there; the caller holds its lock. */
+    /**
+     * Puts a state the store holds at its place, if the place is free; the caller holds its lock.
+     * The first key keeps a place until the store drops it: keys sharing a place, by chance or
+     * built to, would otherwise each take it from the other, miss it every time, and write it on
+     * every call.
+     */
     private void place(int place, KeyState state) {
-        // Read first: a key called again and again, from several threads, writes nothing.
-        if (place >= 0 && placed[place] != state) {
-            placed[place] = state;
+        if (place >= 0) {
+            KeyState held = placed[place];
+            if (held == null || held.dead()) {
+                placed[place] = state;
+            }
         }
     }
 

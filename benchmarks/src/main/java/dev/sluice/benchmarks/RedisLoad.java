@@ -89,7 +89,9 @@ public final class RedisLoad {
         String redisVersion;
         try (RedisServer server = RedisServer.start()) {
             redisVersion = infoField(server.cli("INFO", "server"), "redis_version");
-            String sha = server.cli("SCRIPT", "LOAD", resource("/dev/sluice/redisson/decide.lua"));
+            // As the store sends it: the shared expiry functions, then the decision script.
+            String sha = server.cli("SCRIPT", "LOAD",
+                    resource("/dev/sluice/redisson/expiry.lua") + resource("/dev/sluice/redisson/decide.lua"));
             Map<RedisSubject.Client, RedissonClient> clients = RedisSubject.Client.connectAll(server.address());
             try {
                 checkScriptCall(server, sha, clients.get(RedisSubject.Client.TUNED));

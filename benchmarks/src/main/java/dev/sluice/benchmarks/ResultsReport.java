@@ -239,7 +239,7 @@ public final class ResultsReport {
                 + " " + String.format(Locale.ROOT, "%,d", CollidingKeysBenchmark.KEYS) + " keys of 34 characters,"
                 + " each call for one drawn at random: ordinary keys, and keys made of \"Aa\" and \"BB\" blocks,"
                 + " which all share one `String.hashCode`. The store finds a key decided lately at the"
-                + " place its `String.hashCode` gives it; keys sharing one take each other's place there, and are"
+                + " place its `String.hashCode` gives it; the first key at a place keeps it, and others are"
                 + " looked up in Caffeine, which hashes keys with SipHash under a secret of the store's, so that"
                 + " they spread as others do.");
         md.line();

@@ -292,8 +292,11 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
         if (!KeyProbe.raw(prefix, key)) {
             return -1;
         }
-        int hash = KeyState.stringHash(prefix, key);
-        return (hash ^ hash >>> 16) & (placed.length - 1);
+        return placeOf(KeyState.stringHash(prefix, key));
+    }
+
+    private int placeOf(int stringHash) {
+        return (stringHash ^ stringHash >>> 16) & (placed.length - 1);
     }
 
     /**
@@ -313,8 +316,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
     /** Takes a state the store drops out of its place, if it is there; the caller holds its lock. */
     private void unplace(KeyState state) {
-        int hash = state.stringHash();
-        int place = (hash ^ hash >>> 16) & (placed.length - 1);
+        int place = placeOf(state.stringHash());
         if (placed[place] == state) {
             placed[place] = null;
         }

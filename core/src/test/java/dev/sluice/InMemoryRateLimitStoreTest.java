@@ -300,11 +300,7 @@ class InMemoryRateLimitStoreTest {
         try {
             WeakReference<String> kept = decidedOn(pool, store, new String("+447700900123".toCharArray()), tiers);
             store.reset("+447700900123", tiers);
-            // A full collection clears the reference once nothing strong reaches the key.
-            for (int i = 0; i < 20 && kept.get() != null; i++) {
-                System.gc();
-            }
-            assertThat(kept.get()).as("the key, after the store dropped it").isNull();
+            assertCollected(kept, "the key, after the store dropped it");
         } finally {
             pool.shutdownNow();
         }
@@ -323,13 +319,18 @@ class InMemoryRateLimitStoreTest {
             WeakReference<String> kept = decidedOn(pool, store, new String("+447700900123".toCharArray()), tiers);
             millis.addAndGet(ofSeconds(10).toMillis());
             assertThat(store.estimatedKeyCount()).as("keys held after the window").isZero();
-            for (int i = 0; i < 20 && kept.get() != null; i++) {
-                System.gc();
-            }
-            assertThat(kept.get()).as("the key, after it expired").isNull();
+            assertCollected(kept, "the key, after it expired");
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    /** Asserts that nothing strong reaches the referent any longer: full collections clear the reference. */
+    private static void assertCollected(WeakReference<String> kept, String what) {
+        for (int i = 0; i < 20 && kept.get() != null; i++) {
+            System.gc();
+        }
+        assertThat(kept.get()).as(what).isNull();
     }
 
     /** Decides once for {@code key} on {@code pool}'s thread, keeping only a weak reference to it. */

@@ -12,7 +12,9 @@ import java.util.Set;
 /** The checks shared by limiters, definitions and stores, so that their messages read alike. */
 final class Checks {
 
-    static final Set<Algorithm> ALL_ALGORITHMS = Collections.unmodifiableSet(EnumSet.allOf(Algorithm.class));
+    /** The rate algorithms: every algorithm but {@link Algorithm#CONCURRENCY}, which stores offer by choice. */
+    static final Set<Algorithm> RATE_ALGORITHMS =
+            Collections.unmodifiableSet(EnumSet.complementOf(EnumSet.of(Algorithm.CONCURRENCY)));
 
     /**
      * The longest {@code maxWait}: 2<sup>52</sup> ms (about 142,000 years), the bound windows and
@@ -32,6 +34,10 @@ final class Checks {
             Tier tier = Objects.requireNonNull(tiers.get(i), "tier");
             for (int j = 0; j < i; j++) {
                 if (tiers.get(j).sharesStateWith(tier)) {
+                    if (tier.isConcurrency()) {
+                        throw new IllegalArgumentException("two concurrency tiers: " + tiers.get(j) + " and " + tier
+                                + "; a key holds one count of running calls, so give one");
+                    }
                     throw new IllegalArgumentException("two tiers share algorithm and window: " + tiers.get(j)
                             + " and " + tier + "; give each tier its own window or algorithm");
                 }

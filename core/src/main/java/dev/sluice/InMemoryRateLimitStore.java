@@ -12,9 +12,12 @@ import java.lang.invoke.VarHandle;
 import dev.sluice.annotation.Algorithm;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -26,9 +29,10 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The store inside the JVM: no set-up, exact, and the default. Every algorithm is supported;
- * all tiers of a key are decided under that key's lock, so decisions are exact under any
- * concurrency.
+ * The store inside the JVM: no set-up, exact, and the default. Every algorithm is supported,
+ * {@link Algorithm#CONCURRENCY} included; all tiers of a key are decided under that key's lock,
+ * so decisions are exact under any concurrency. Permits of a concurrency tier need no lease here:
+ * a key holding permits is kept until they are given back.
  *
  * <p>Memory is bounded: a key's state is dropped once it is back to what a fresh key would have
  * (every tier full, no block); keys longer than 128 characters are kept as a digest; and at most
@@ -58,6 +62,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
     /** A clock found this far behind the latest time read was set back; less is the jitter of concurrent reads. */
     private static final long SET_BACK_THRESHOLD_MILLIS = 1_000;
     private static final long NEVER = Long.MIN_VALUE;
+    private static final Set<Algorithm> ALGORITHMS = Collections.unmodifiableSet(EnumSet.allOf(Algorithm.class));
     /** How much later than a key's idle time Caffeine is told it, so that it need not be told on most calls. */
     private static final long EXPIRY_MARGIN_MILLIS = 1_024;
 
@@ -497,15 +502,23 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
                 if (state == null) {
                     return;
                 }
+                boolean given = false;
                 state.lock();
                 try {
                     // A rescued state is dead until a decision takes it back, but still the key's.
                     if (!state.dead() || rescued.get(state) == state) {
-                        state.giveBack(now, now - agoMillis, tiers, cost);
-                        return;
+                        state.giveBack(now, agoMillis, tiers, cost);
+                        given = true;
                     }
                 } finally {
                     state.unlock();
+                }
+                if (given) {
+                    if (tiers.stream().anyMatch(Tier::isConcurrency)) {
+                        // Permits no longer held may make the key idle: Caffeine reads its idle time again.
+                        keys.getIfPresent(state);
+                    }
+                    return;
                 }
             }
         } finally {
@@ -519,6 +532,12 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
             giveBack(key, tiers, cost, ago);
             return null;
         });
+    }
+
+    /** Every algorithm, {@link Algorithm#CONCURRENCY} included. */
+    @Override
+    public Set<Algorithm> supportedAlgorithms() {
+        return ALGORITHMS;
     }
 
     /** Every tier: this store gives back the permits of every algorithm. */
@@ -618,7 +637,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
                     // A rescued state is dead until a decision takes it back, but still the key's.
                     if (!state.dead() || rescued.get(state) == state) {
                         long idleBefore = state.idleUntil();
-                        state.recount(now, now - agoMillis, tiers, cost);
+                        state.recount(now, agoMillis, tiers, cost);
                         recounted = true;
                         // A rescued state is kept until a decision takes it back, whatever its idle time.
                         later = !state.dead() && toldIdleUntil(state.idleUntil()) > toldIdleUntil(idleBefore);

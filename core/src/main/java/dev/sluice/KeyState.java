@@ -159,6 +159,7 @@ abstract sealed class KeyState {
             case SLIDING_WINDOW -> new SlidingWindow(tier, prefix, key, hash);
             case SLIDING_LOG -> new SlidingLog(tier, prefix, key, hash);
             case TOKEN_BUCKET -> new TokenBucket(tier, now, prefix, key, hash);
+            case CONCURRENCY -> new Concurrency(tier, prefix, key, hash);
         };
     }
 
@@ -297,22 +298,35 @@ abstract sealed class KeyState {
     }
 
     /**
-     * Gives back the permits of a call of {@code cost} admitted at {@code admitted} (see
+     * Gives back the permits of a call of {@code cost} admitted {@code agoMillis} ago (see
      * {@link RateLimitStore#giveBack}): each of {@code tiers} whose counters have counted without
      * a break since then takes the call off as its algorithm says; a tier the key holds no
      * counters for, or whose counters were back to full since, counted no such call. Blocks
      * stay. Nothing is advanced, so that the key's time and counters move only with decisions;
      * the caller holds the lock.
      *
-     * @param now      the store's time
-     * @param admitted when the call was admitted, by the store's time
+     * @param clockMillis the store's time
+     * @param agoMillis   how long ago the call was admitted, in the key's time: a call decided
+     *                    just now may have been decided at the key's time, ahead of a clock read
+     *                    before it, and counted since a decision that found the key back to full then
      */
-    final void giveBack(long now, long admitted, List<Tier> tiers, long cost) {
+    final void giveBack(long clockMillis, long agoMillis, List<Tier> tiers, long cost) {
+        long now = Math.max(clockMillis, latest);
+        long admitted = now - agoMillis;
+        boolean released = false;
         for (Tier tier : tiers) {
             KeyState state = heldStateFor(tier);
-            if (state != null && state.since <= admitted) {
+            if (state instanceof Concurrency) {
+                // Held permits count until they are given back, whatever the clock says of when they were taken.
+                state.giveBack(now, admitted, tier.windowMillis(), tier.limit(), cost);
+                state.fullAt(now + state.keepMillis(now, tier.windowMillis(), tier.limit()));
+                released = true;
+            } else if (state != null && state.since <= admitted) {
                 state.giveBack(now, admitted, tier.windowMillis(), tier.limit(), cost);
             }
+        }
+        if (released) {
+            forgetFullStates(now);
         }
     }
 
@@ -335,18 +349,19 @@ abstract sealed class KeyState {
     }
 
     /**
-     * Counts a call of {@code cost} admitted at {@code admitted} as if it had been admitted now
+     * Counts a call of {@code cost} admitted {@code agoMillis} ago as if it had been admitted now
      * (see {@link RateLimitStore#recount}): each sliding log of {@code tiers} that has counted
      * without a break since then moves the call's entry, the one a give-back would drop, to now,
      * and the key is kept until that entry leaves. Other counters hold no call times and stay as
      * they are; the caller holds the lock.
      *
      * @param clockMillis the store's time
-     * @param admitted    when the call was admitted, by the store's time
+     * @param agoMillis   how long ago the call was admitted, in the key's time (see {@link #giveBack})
      */
-    final void recount(long clockMillis, long admitted, List<Tier> tiers, long cost) {
+    final void recount(long clockMillis, long agoMillis, List<Tier> tiers, long cost) {
         // The log stays in order of time: its newest entry is never after the key's time.
         long now = Math.max(clockMillis, latest);
+        long admitted = now - agoMillis;
         boolean moved = false;
         for (Tier tier : tiers) {
             KeyState state = heldStateFor(tier);
@@ -475,7 +490,7 @@ abstract sealed class KeyState {
             KeyState state = at(single, current, i);
             long left = remaining(now, window, limit, state);
             long reset = state.resetMillis(now, window, limit);
-            state.fullAt(now + reset);
+            state.fullAt(now + state.keepMillis(now, window, limit));
             if (left < fewest || (left == fewest && reset > longestReset)) {
                 tightest = i;
                 fewest = left;
@@ -501,7 +516,7 @@ abstract sealed class KeyState {
             KeyState state = at(single, current, i);
             long left = remaining(now, window, limit, state);
             long reset = state.resetMillis(now, window, limit);
-            state.fullAt(now + reset);
+            state.fullAt(now + state.keepMillis(now, window, limit));
             long tierWait = state.waitMillis(now, window, limit, cost);
             if (tierWait > wait) {
                 wait = tierWait;
@@ -590,6 +605,14 @@ abstract sealed class KeyState {
 
     /** Whether the counters, advanced, equal a fresh tier's: nothing counted. */
     abstract boolean isFull();
+
+    /**
+     * Milliseconds the counters must be kept for: until they are back to full, which is when
+     * they equal fresh ones.
+     */
+    long keepMillis(long now, long window, long limit) {
+        return resetMillis(now, window, limit);
+    }
 
     /**
      * Takes back a call of {@code cost} admitted at {@code admitted}, if these counters still count
@@ -1092,6 +1115,61 @@ abstract sealed class KeyState {
             if (elapsed < ceilDiv(taken, limit)) {
                 count = Math.max(0, count - (taken - elapsed * limit));
             }
+        }
+    }
+
+    /**
+     * {@code CONCURRENCY}: the permits held ({@link #count}), taken when calls are admitted and
+     * given back when they end. Nothing moves with time, so the counters are kept for as long as
+     * any permit is held. How long a rejected call should wait is not known: it is told to try
+     * again after {@link #RETRY_MILLIS}.
+     */
+    static final class Concurrency extends KeyState {
+
+        /** The wait a call rejected for want of a free permit is told of; stores that can tell better do. */
+        static final long RETRY_MILLIS = 10;
+
+        Concurrency(Tier tier, String prefix, String key, int hash) {
+            super(tier, prefix, key, hash);
+        }
+
+        @Override
+        void advance(long now, long window, long limit) {
+        }
+
+        @Override
+        long available(long now, long window, long limit) {
+            return limit - count;
+        }
+
+        @Override
+        void take(long now, long window, long limit, long cost) {
+            count += cost;
+        }
+
+        @Override
+        long waitMillis(long now, long window, long limit, long cost) {
+            return count + cost <= limit ? 0 : RETRY_MILLIS;
+        }
+
+        @Override
+        long resetMillis(long now, long window, long limit) {
+            return count == 0 ? 0 : RETRY_MILLIS;
+        }
+
+        @Override
+        long keepMillis(long now, long window, long limit) {
+            return count == 0 ? 0 : Tier.MAX_LIMIT_TIMES_WINDOW_MILLIS;
+        }
+
+        @Override
+        boolean isFull() {
+            return count == 0;
+        }
+
+        @Override
+        void giveBack(long now, long admitted, long window, long limit, long cost) {
+            count = Math.max(0, count - cost);
         }
     }
 }

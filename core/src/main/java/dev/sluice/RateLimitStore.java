@@ -317,12 +317,14 @@ public interface RateLimitStore {
     }
 
     /**
-     * The algorithms this store implements; by default all of them.
+     * The algorithms this store implements; by default every rate algorithm, but not
+     * {@link Algorithm#CONCURRENCY}, which a store offers when it holds permits and gives them
+     * back (see {@link #giveBack}).
      *
      * @return the supported algorithms
      */
     default Set<Algorithm> supportedAlgorithms() {
-        return Checks.ALL_ALGORITHMS;
+        return Checks.RATE_ALGORITHMS;
     }
 
     /**

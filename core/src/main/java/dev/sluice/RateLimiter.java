@@ -54,6 +54,29 @@ import org.jspecify.annotations.Nullable;
  * ask after a wait is decided by the limits in force, and a caller whose permit was reserved
  * before such a change gives it back, once due, and asks again.
  *
+ * <p><b>Concurrency.</b> A {@linkplain Tier#concurrency concurrency tier} admits a call while
+ * fewer than its limit of the key's calls are running, decided with the rate tiers in one store
+ * call. An admitted call holds its permits until {@link #release} gives them back, which the
+ * caller does when the call ends, whatever its outcome ({@code @RateLimited} does it for every
+ * shape of call). A caller that waits ({@link OnLimit#WAIT}) asks again as permits may have come
+ * free, in line with the key's other waiters.
+ *
+ * <pre class="code">
+ * RateLimiter exports = RateLimiter.builder()
+ *         .name("exports")
+ *         .store(store)
+ *         .tier(Tier.concurrency(2, Duration.ofSeconds(30)))
+ *         .build();
+ *
+ * Instant admitted = Instant.now();
+ * exports.acquire(tenant);
+ * try {
+ *     runExport(tenant);
+ * } finally {
+ *     exports.release(tenant, 1, null, admitted);
+ * }
+ * </pre>
+ *
  * <p>Keys are counted per limiter: the store sees {@code name + ":" + key} (with {@code :} and
  * {@code \\} in the name escaped by a backslash), so two limiters never share counters. A
  * limiter is thread-safe.
@@ -87,6 +110,8 @@ public final class RateLimiter {
     private final RateLimitStore store;
     /** The tiers and plans, replaced whole by a live change so that each call sees one version. */
     private volatile Limits limits;
+    /** Whether the limits ever had a concurrency tier: calls may hold permits to release. */
+    private volatile boolean everHeld;
     /**
      * How many times the limits changed or a key was paused: a caller whose permit was reserved
      * before such a change asks again once the permit is due, instead of going ahead.
@@ -123,6 +148,7 @@ public final class RateLimiter {
         this.namespace = name.replace("\\", "\\\\").replace(":", "\\:") + ':';
         this.store = builder.store;
         this.limits = new Limits(builder.tiers, builder.plans);
+        this.everHeld = limits.holdsPermits;
         this.cost = builder.cost;
         this.onLimit = builder.onLimit;
         this.maxWait = builder.maxWait;
@@ -918,7 +944,10 @@ public final class RateLimiter {
      */
     public void giveBack(String key, long cost, @Nullable String plan, Instant admittedAt) {
         String storeKey = storeKey(key);
-        List<Tier> tiers = tiersOf(plan).list;
+        List<Tier> tiers = tiersOf(plan).rates;
+        if (tiers.isEmpty()) {
+            return;
+        }
         Duration ago = since(admittedAt);
         RateLimitStore admittedBy = admittedBy(storeKey, cost, admittedAt);
         if (admittedBy != null) {
@@ -940,7 +969,10 @@ public final class RateLimiter {
      */
     public CompletionStage<Void> giveBackAsync(String key, long cost, @Nullable String plan, Instant admittedAt) {
         String storeKey = storeKey(key);
-        List<Tier> tiers = tiersOf(plan).list;
+        List<Tier> tiers = tiersOf(plan).rates;
+        if (tiers.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
         Duration ago = since(admittedAt);
         RateLimitStore admittedBy = admittedBy(storeKey, cost, admittedAt);
         if (admittedBy != null) {
@@ -948,6 +980,82 @@ public final class RateLimiter {
         }
         return changeAsync(store -> store.giveBackAsync(storeKey, tiers, cost, ago),
                 store -> store.giveBack(storeKey, tiers, cost, ago), false);
+    }
+
+    /**
+     * Gives back the permits a call holds in the {@linkplain Tier#concurrency concurrency tiers}
+     * of its plan, once it has ended, whatever its outcome; a limiter without such tiers does
+     * nothing. They go back where they were taken, and a store that cannot be reached is
+     * answered, as for {@link #giveBack}. A store that shares permits between processes lets a
+     * permit whose release was lost go when its lease runs out.
+     *
+     * @param key        the key, as given when the call was admitted
+     * @param cost       the permits the call took
+     * @param plan       the call's plan, as given when it was admitted
+     * @param admittedAt when the call was admitted, by this limiter's clock
+     */
+    public void release(String key, long cost, @Nullable String plan, Instant admittedAt) {
+        List<Tier> held = heldTiers(plan, cost);
+        if (held.isEmpty()) {
+            return;
+        }
+        String storeKey = storeKey(key);
+        Duration ago = since(admittedAt);
+        RateLimitStore admittedBy = admittedBy(storeKey, cost, admittedAt);
+        if (admittedBy != null) {
+            admittedBy.giveBack(storeKey, held, cost, ago);
+            return;
+        }
+        change(store -> store.giveBack(storeKey, held, cost, ago), false);
+    }
+
+    /**
+     * Releases a call's permits as {@link #release} does, without blocking the calling thread.
+     *
+     * @param key        the key, as given when the call was admitted
+     * @param cost       the permits the call took
+     * @param plan       the call's plan
+     * @param admittedAt when the call was admitted, by this limiter's clock
+     * @return a stage completing once the permits are back, or once the store failed; it fails
+     *         only with programming errors
+     */
+    public CompletionStage<Void> releaseAsync(String key, long cost, @Nullable String plan, Instant admittedAt) {
+        List<Tier> held = heldTiers(plan, cost);
+        if (held.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        String storeKey = storeKey(key);
+        Duration ago = since(admittedAt);
+        RateLimitStore admittedBy = admittedBy(storeKey, cost, admittedAt);
+        if (admittedBy != null) {
+            return admittedBy.giveBackAsync(storeKey, held, cost, ago);
+        }
+        return changeAsync(store -> store.giveBackAsync(storeKey, held, cost, ago),
+                store -> store.giveBack(storeKey, held, cost, ago), false);
+    }
+
+    /**
+     * Whether this limiter has a concurrency tier in any plan: its admitted calls hold permits
+     * until they are {@linkplain #release released}.
+     *
+     * @return whether calls must be released when they end
+     */
+    public boolean holdsPermits() {
+        return limits.holdsPermits;
+    }
+
+    /**
+     * The concurrency tier to give a plan's held permits back through. Every concurrency tier
+     * of a key counts the same permits, so one changed or removed since the call was admitted
+     * still releases them through a tier like it; none, when this limiter never held permits.
+     */
+    private List<Tier> heldTiers(@Nullable String plan, long cost) {
+        List<Tier> held = currentTiers(plan).held;
+        if (held.isEmpty() && !everHeld) {
+            return held;
+        }
+        Tier tier = held.isEmpty() ? Tier.concurrency(cost, Tier.DEFAULT_LEASE) : held.get(0);
+        return tier.limit() >= cost && !held.isEmpty() ? held : List.of(Tier.concurrency(cost, tier.window()));
     }
 
     /**
@@ -1057,7 +1165,10 @@ public final class RateLimiter {
      */
     public void recount(String key, long cost, @Nullable String plan, Instant admittedAt) {
         String storeKey = storeKey(key);
-        List<Tier> tiers = tiersOf(plan).list;
+        List<Tier> tiers = tiersOf(plan).rates;
+        if (tiers.isEmpty()) {
+            return;
+        }
         Duration ago = since(admittedAt);
         RateLimitStore admittedBy = admittedBy(storeKey, cost, admittedAt);
         if (admittedBy != null) {
@@ -1079,7 +1190,10 @@ public final class RateLimiter {
      */
     public CompletionStage<Void> recountAsync(String key, long cost, @Nullable String plan, Instant admittedAt) {
         String storeKey = storeKey(key);
-        List<Tier> tiers = tiersOf(plan).list;
+        List<Tier> tiers = tiersOf(plan).rates;
+        if (tiers.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
         Duration ago = since(admittedAt);
         RateLimitStore admittedBy = admittedBy(storeKey, cost, admittedAt);
         if (admittedBy != null) {
@@ -1248,6 +1362,9 @@ public final class RateLimiter {
 
     private Limits checked(Limits changed) {
         check(store, onStoreFailure == FailurePolicy.LOCAL_FALLBACK ? fallbackStore : null, changed, cost);
+        if (changed.holdsPermits) {
+            everHeld = true;
+        }
         return changed;
     }
 
@@ -1384,12 +1501,18 @@ public final class RateLimiter {
     private static final class TierSet {
 
         final List<Tier> list;
+        /** The rate tiers: those {@link #giveBack} and {@link #recount} concern. */
+        final List<Tier> rates;
+        /** The concurrency tiers: those whose permits calls hold until {@link #release}. */
+        final List<Tier> held;
         final long smallestLimit;
         /** The tier of the smallest limit (of those, the longest window): a rejection's figures when none decided. */
         final @Nullable Tier tightest;
 
         TierSet(List<Tier> tiers) {
             this.list = List.copyOf(tiers);
+            this.rates = list.stream().filter(tier -> !tier.isConcurrency()).toList();
+            this.held = list.stream().filter(Tier::isConcurrency).toList();
             this.smallestLimit = list.stream().mapToLong(Tier::limit).min().orElse(0);
             this.tightest = list.stream().min(Comparator.comparingLong(Tier::limit)
                     .thenComparing(Tier::window, Comparator.reverseOrder())).orElse(null);
@@ -1427,12 +1550,15 @@ public final class RateLimiter {
 
         final TierSet defaults;
         final Map<String, TierSet> plans;
+        /** Whether a plan has a concurrency tier. */
+        final boolean holdsPermits;
 
         Limits(List<Tier> defaults, Map<String, List<Tier>> plans) {
             this.defaults = new TierSet(defaults);
             Map<String, TierSet> sets = new LinkedHashMap<>();
             plans.forEach((plan, tiers) -> sets.put(Objects.requireNonNull(plan, "plan"), new TierSet(tiers)));
             this.plans = Collections.unmodifiableMap(sets);
+            this.holdsPermits = all().stream().anyMatch(tiers -> !tiers.held.isEmpty());
         }
 
         List<TierSet> all() {

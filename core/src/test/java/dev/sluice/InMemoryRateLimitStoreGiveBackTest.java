@@ -46,7 +46,7 @@ class InMemoryRateLimitStoreGiveBackTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Algorithm.class)
+    @EnumSource(value = Algorithm.class, mode = EnumSource.Mode.EXCLUDE, names = "CONCURRENCY")
     void aGiveBackForAKeyWithoutStateMakesNone(Algorithm algorithm) {
         store.giveBack("k", List.of(Tier.of(5, ofMinutes(1), algorithm)), 2, Duration.ZERO);
         assertThat(store.estimatedKeyCount()).isZero();
@@ -63,7 +63,7 @@ class InMemoryRateLimitStoreGiveBackTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Algorithm.class)
+    @EnumSource(value = Algorithm.class, mode = EnumSource.Mode.EXCLUDE, names = "CONCURRENCY")
     void giveBacksRacingDecisionsOnOneKeyLoseNothing(Algorithm algorithm) throws Exception {
         List<Tier> tiers = List.of(Tier.of(1_000, ofMinutes(1), algorithm));
         int threads = 8;

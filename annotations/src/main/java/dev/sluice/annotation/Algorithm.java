@@ -40,5 +40,15 @@ public enum Algorithm {
      * {@code limit / window}; a new bucket starts full. A call fits when at least its cost
      * in tokens is present. Allows bursts up to the capacity while holding the long-run rate.
      */
-    TOKEN_BUCKET
+    TOKEN_BUCKET,
+
+    /**
+     * Not a rate: at most {@code limit} permits held at once. A call takes its permits when it
+     * is admitted and holds them until it ends, whatever its outcome; there is no window. In a
+     * store shared by several processes, a held permit carries a lease (the tier's window) that
+     * its holder renews while it runs, so that a holder that dies or stops answering loses its
+     * permits when the lease runs out. Declared with {@link RateLimited#concurrency()} rather
+     * than as an algorithm.
+     */
+    CONCURRENCY
 }

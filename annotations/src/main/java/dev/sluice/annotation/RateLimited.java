@@ -218,6 +218,35 @@ public @interface RateLimited {
     boolean countRejected() default false;
 
     /**
+     * At most this many calls of a key running at once: a call is admitted only while fewer
+     * than this many of the key's calls run, and gives its permit back when it ends, whatever its
+     * outcome. A {@code CompletionStage} holds it until it completes, a {@code Mono} or
+     * {@code Flux} until it terminates or is cancelled, a Kotlin {@code suspend} function until
+     * it returns. With {@link #limit()} and {@link #window()} on the same annotation both hold,
+     * decided together in one store call ("100 a minute, and at most 5 at once"); without them
+     * the annotation limits only how many run at once. With {@link OnLimit#WAIT}, callers wait in
+     * arrival order for a permit, up to {@link #maxWait()}.
+     *
+     * <p>Default: {@code -1}, no limit on calls running at once.
+     *
+     * <p>Example: {@code concurrency = 2} (exports per tenant).
+     */
+    long concurrency() default -1;
+
+    /**
+     * With {@link #concurrency()}: how long a store shared by several processes (Redis) keeps a
+     * permit whose holder stopped renewing it, because its process died or stopped answering.
+     * Holders renew their leases while their calls run, so a lease never cuts a slow call short;
+     * it bounds how long a crashed holder's permits stay taken. Same format as
+     * {@link #window()}.
+     *
+     * <p>Default: {@code ""}, 30 seconds.
+     *
+     * <p>Example: {@code lease = "10s"}.
+     */
+    String lease() default "";
+
+    /**
      * What the call does when the store cannot decide it (unreachable, too slow, or its circuit
      * breaker open): admit it, fail it with {@code StoreUnavailableException}, or decide it in
      * this JVM. Give at most one policy; the tiers of one limiter agree on it.

@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -62,7 +63,7 @@ public final class MemoryFootprint {
             keys[i] = "user-" + i;
         }
         List<Row> rows = new ArrayList<>();
-        for (Algorithm algorithm : Algorithm.values()) {
+        for (Algorithm algorithm : EnumSet.complementOf(EnumSet.of(Algorithm.CONCURRENCY))) {
             rows.add(print(inJvm("Sluice " + algorithm, keys, () -> sluice(keys, LIMITS.tier(algorithm)))));
         }
         RateLimiterConfig resilience4jConfig = RateLimiterConfig.custom().limitForPeriod((int) LIMITS.limit())

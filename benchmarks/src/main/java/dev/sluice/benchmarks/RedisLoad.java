@@ -473,6 +473,7 @@ public final class RedisLoad {
                 case SLIDING_WINDOW -> "sw";
                 case SLIDING_LOG -> "sl";
                 case TOKEN_BUCKET -> "tb";
+                case CONCURRENCY -> throw new IllegalArgumentException("the load runs rate tiers, not " + tier);
             };
             String state = base + code + tier.windowMillis();
             keys.add(state);
@@ -497,7 +498,7 @@ public final class RedisLoad {
      * script must count the call as admitted.
      */
     private static void checkScriptCall(RedisServer server, String sha, RedissonClient client) {
-        List<Tier> tiers = Arrays.stream(Algorithm.values())
+        List<Tier> tiers = Arrays.stream(Algorithm.values()).filter(algorithm -> algorithm != Algorithm.CONCURRENCY)
                 .map(algorithm -> Tier.of(1_000, Duration.ofHours(1), algorithm)).toList();
         server.flushAll();
         RedissonRateLimitStore.builder(client).build().tryAcquire("bench:check", tiers, 1);

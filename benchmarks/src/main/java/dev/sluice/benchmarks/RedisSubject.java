@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
+import java.util.EnumSet;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -185,7 +186,7 @@ record RedisSubject(String name, Client client, boolean sluice, List<Tier> scrip
      */
     static List<RedisSubject> all(Limits limits) {
         List<RedisSubject> subjects = new ArrayList<>();
-        for (Algorithm algorithm : Algorithm.values()) {
+        for (Algorithm algorithm : EnumSet.complementOf(EnumSet.of(Algorithm.CONCURRENCY))) {
             subjects.add(luaStore("Sluice " + algorithm, Client.TUNED, List.of(limits.tier(algorithm))));
         }
         subjects.add(luaStore("Sluice two tiers, SLIDING_WINDOW + FIXED_WINDOW 1h", Client.TUNED, limits.twoTiers()));

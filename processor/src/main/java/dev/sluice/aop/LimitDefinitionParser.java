@@ -2,6 +2,7 @@ package dev.sluice.aop;
 
 import dev.sluice.LimitDefinition;
 import dev.sluice.Tier;
+import dev.sluice.annotation.Algorithm;
 import dev.sluice.annotation.FailurePolicy;
 import dev.sluice.annotation.KeyErrorPolicy;
 import dev.sluice.annotation.OnLimit;
@@ -192,10 +193,14 @@ final class LimitDefinitionParser {
         List<Tier> declared = new ArrayList<>();
         boolean fromConfiguration = false;
         for (RateLimited annotation : group) {
-            Tier tier = parseTier(method, annotation);
-            if (tier == null) {
+            Tier concurrency = parseConcurrency(method, annotation);
+            if (concurrency != null) {
+                declared.add(concurrency);
+            }
+            Tier tier = parseTier(method, annotation, concurrency != null);
+            if (tier == null && concurrency == null) {
                 fromConfiguration = true;
-            } else {
+            } else if (tier != null) {
                 declared.add(tier);
             }
         }
@@ -267,16 +272,48 @@ final class LimitDefinitionParser {
         return agreed.isEmpty() ? null : agreed.get(0);
     }
 
-    /** The annotation's tier, or {@code null} when it leaves limit and window to configuration. */
-    private @Nullable Tier parseTier(Method method, RateLimited annotation) {
+    /** The annotation's concurrency tier, or {@code null} when it gives no {@code concurrency}. */
+    private @Nullable Tier parseConcurrency(Method method, RateLimited annotation) {
+        long concurrency = annotation.concurrency();
+        if (concurrency == -1) {
+            if (!annotation.lease().isEmpty()) {
+                throw RateLimitConfigurationException.invalid(method, "lease", "is given without concurrency; a lease"
+                        + " is how long a permit held by a running call survives its holder");
+            }
+            return null;
+        }
+        if (concurrency <= 0) {
+            throw RateLimitConfigurationException.invalid(method, "concurrency", "must be positive, was "
+                    + concurrency);
+        }
+        Duration lease = annotation.lease().isEmpty() ? Tier.DEFAULT_LEASE
+                : duration(method, "lease", annotation.lease());
+        try {
+            return Tier.concurrency(concurrency, lease);
+        } catch (IllegalArgumentException e) {
+            throw RateLimitConfigurationException.invalid(method, "lease", "'" + annotation.lease() + "' is out of"
+                    + " range: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The annotation's rate tier, or {@code null} when it leaves limit and window to configuration,
+     * or gives only a concurrency.
+     */
+    private @Nullable Tier parseTier(Method method, RateLimited annotation, boolean concurrency) {
         long limit = limit(method, annotation);
         String window = annotation.window();
+        if (annotation.algorithm() == Algorithm.CONCURRENCY) {
+            throw RateLimitConfigurationException.invalid(method, "algorithm", "is CONCURRENCY; declare a limit on"
+                    + " calls running at once with concurrency = N");
+        }
         if (limit == -1 && window.isEmpty()) {
             return null;
         }
         if (limit == -1 || window.isEmpty()) {
             throw RateLimitConfigurationException.invalid(method, limit == -1 ? "limit" : "window",
-                    "is missing: set both limit and window, or neither to take the tiers from configuration");
+                    "is missing: set both limit and window, or neither to take the tiers from configuration"
+                    + (concurrency ? " (or to limit only the calls running at once)" : ""));
         }
         if (limit <= 0) {
             throw RateLimitConfigurationException.invalid(method, "limit", "must be positive, was " + limit);

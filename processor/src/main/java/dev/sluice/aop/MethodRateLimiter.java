@@ -26,6 +26,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
@@ -194,7 +195,7 @@ public final class MethodRateLimiter {
         List<RateLimitListener> heard = listenersForThisCall();
         if (methodLimits.async) {
             Invocation later = invocation != null ? invocation : Objects.requireNonNull(joinPoint)::proceed;
-            if (!methodLimits.countsByOutcome && !methodLimits.fallsBack) {
+            if (!methodLimits.countsByOutcome && !methodLimits.fallsBack && !methodLimits.holdsPermits()) {
                 CompletableFuture<List<Taken>> admission = admitAsync(methodLimits.limits, args, context, heard);
                 return cancelling(admission.thenCompose(admitted -> proceedAsync(later.copy())), admission);
             }
@@ -232,7 +233,7 @@ public final class MethodRateLimiter {
                 // The call does not run, whatever stopped it (a rejection, a key error, a store that failed closed):
                 // it has no outcome to be counted by.
                 if (taken != null) {
-                    giveBack(taken);
+                    end(taken);
                 }
                 if (notRun instanceof RateLimitExceededException rejection && limit.fallback != null) {
                     return limit.fallback.call(target, args, rejection);
@@ -389,16 +390,19 @@ public final class MethodRateLimiter {
                     });
             });
         }
-        // A rejected or cancelled call does not run: it has no outcome to be counted by.
-        CompletableFuture<List<Taken>> result = !hasOutcomeCounting(methodLimits) ? admitted.thenApply(done -> taken)
+        // A rejected or cancelled call does not run: it has no outcome to be counted by, and holds no permit.
+        CompletableFuture<?> line = admitted;
+        CompletableFuture<List<Taken>> result = !endsCalls(methodLimits) ? admitted.thenApply(done -> taken)
                 : admitted.handle((done, failure) -> failure)
                         .thenCompose(failure -> failure == null ? CompletableFuture.completedFuture(taken)
-                                : giveBackAsync(taken).thenCompose(given -> CompletableFuture.<List<Taken>>failedFuture(failure)));
+                                : endAsync(taken).thenCompose(given -> CompletableFuture.<List<Taken>>failedFuture(failure)));
         result.whenComplete((done, failure) -> {
             if (result.isCancelled()) {
                 // Out of the line of the limiter the caller waits for, which gives its permit back.
                 cancelled.complete(null);
                 waiting.get().cancel(false);
+                // What the limiters before it took goes back once the line has let go of the caller.
+                line.whenComplete((ignored, error) -> endAsync(taken));
             }
         });
         return result;
@@ -417,9 +421,10 @@ public final class MethodRateLimiter {
         return derived;
     }
 
-    private static boolean hasOutcomeCounting(MethodLimit[] methodLimits) {
+    /** Whether a call that does not run has something to give back: permits counted by outcome, or held. */
+    private static boolean endsCalls(MethodLimit[] methodLimits) {
         for (MethodLimit limit : methodLimits) {
-            if (limit.countsByOutcome()) {
+            if (limit.countsByOutcome() || limit.limiter.holdsPermits()) {
                 return true;
             }
         }
@@ -489,57 +494,87 @@ public final class MethodRateLimiter {
         return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
     }
 
-    /** Gives back, on this thread, what a call took; the call stays counted where that fails. */
-    private static void giveBack(List<Taken> taken) {
+    /**
+     * Ends, on this thread, a call that did not run: gives back what it took where its limiter
+     * counts by outcome, and the permits it held; the call stays counted where that fails.
+     */
+    private static void end(List<Taken> taken) {
         for (Taken permit : taken) {
-            permit.giveBack();
+            permit.end(false);
         }
     }
 
-    /** Gives back what a call took without blocking; the stage never fails. */
-    private static CompletableFuture<?> giveBackAsync(List<Taken> taken) {
+    /** {@link #end(List)} without blocking; the stage never fails. */
+    private static CompletableFuture<?> endAsync(List<Taken> taken) {
         if (taken.isEmpty()) {
             return CompletableFuture.completedFuture(null);
         }
         CompletableFuture<?>[] given = new CompletableFuture<?>[taken.size()];
         for (int i = 0; i < given.length; i++) {
-            given[i] = taken.get(i).giveBackAsync();
+            given[i] = taken.get(i).endAsync(false);
         }
         return CompletableFuture.allOf(given);
     }
 
     /**
-     * The permits one limiter counting by outcome, or counting again when calls end, took for a
-     * call, and when it admitted it.
+     * The permits one limiter counting by outcome, holding permits while calls run, or counting
+     * again when calls end, took for a call, and when it admitted it. A call ends once: then its
+     * held permits are released, and those its outcome does not count are given back.
      */
-    private record Taken(MethodLimit limit, String key, long cost, @Nullable String plan, Instant admittedAt) {
+    private record Taken(MethodLimit limit, String key, long cost, @Nullable String plan, Instant admittedAt,
+                         boolean holds, AtomicBoolean ended) {
 
-        /** Gives the permits back, if the limiter counts by outcome; others stay taken. */
-        void giveBack() {
-            if (!limit.countsByOutcome()) {
+        Taken(MethodLimit limit, String key, long cost, @Nullable String plan, Instant admittedAt) {
+            this(limit, key, cost, plan, admittedAt, limit.limiter.holdsPermits(), new AtomicBoolean());
+        }
+
+        /**
+         * Ends the call on this thread, once: gives back its permits if they do not count and the
+         * limiter counts by outcome, and releases those it held; where that fails they stay taken.
+         */
+        void end(boolean counted) {
+            if (!ended.compareAndSet(false, true)) {
                 return;
             }
-            try {
-                limit.limiter.giveBack(key, cost, plan, admittedAt);
-            } catch (RuntimeException e) {
-                limit.storeOperationFailed("give back", e);
+            if (!counted && limit.countsByOutcome()) {
+                try {
+                    limit.limiter.giveBack(key, cost, plan, admittedAt);
+                } catch (RuntimeException e) {
+                    limit.storeOperationFailed("give back", e);
+                }
+            }
+            if (holds) {
+                try {
+                    limit.limiter.release(key, cost, plan, admittedAt);
+                } catch (RuntimeException e) {
+                    limit.storeOperationFailed("release", e);
+                }
             }
         }
 
-        /** Gives the permits back without blocking, as {@link #giveBack} does; never fails. */
-        CompletableFuture<?> giveBackAsync() {
-            if (!limit.countsByOutcome()) {
+        /** Ends the call without blocking, as {@link #end} does; never fails. */
+        CompletableFuture<?> endAsync(boolean counted) {
+            if (!ended.compareAndSet(false, true)) {
                 return CompletableFuture.completedFuture(null);
             }
-            CompletionStage<Void> given;
+            CompletableFuture<?> given = !counted && limit.countsByOutcome()
+                    ? settled("give back", () -> limit.limiter.giveBackAsync(key, cost, plan, admittedAt))
+                    : CompletableFuture.completedFuture(null);
+            return !holds ? given : CompletableFuture.allOf(given,
+                    settled("release", () -> limit.limiter.releaseAsync(key, cost, plan, admittedAt)));
+        }
+
+        /** A store operation's stage, which never fails: a failure is logged, the permits staying as they were. */
+        private CompletableFuture<?> settled(String operation, Supplier<CompletionStage<Void>> operationCall) {
+            CompletionStage<Void> done;
             try {
-                given = limit.limiter.giveBackAsync(key, cost, plan, admittedAt);
+                done = operationCall.get();
             } catch (RuntimeException e) {
-                given = CompletableFuture.failedFuture(e);
+                done = CompletableFuture.failedFuture(e);
             }
-            return given.toCompletableFuture().handle((done, failure) -> {
+            return done.toCompletableFuture().handle((ignored, failure) -> {
                 if (failure != null) {
-                    limit.storeOperationFailed("give back", unwrapped(failure));
+                    limit.storeOperationFailed(operation, unwrapped(failure));
                 }
                 return null;
             });
@@ -553,18 +588,7 @@ public final class MethodRateLimiter {
             if (!limit.recountsWhenDone) {
                 return CompletableFuture.completedFuture(null);
             }
-            CompletionStage<Void> counted;
-            try {
-                counted = limit.limiter.recountAsync(key, cost, plan, admittedAt);
-            } catch (RuntimeException e) {
-                counted = CompletableFuture.failedFuture(e);
-            }
-            return counted.toCompletableFuture().handle((done, failure) -> {
-                if (failure != null) {
-                    limit.storeOperationFailed("count again", unwrapped(failure));
-                }
-                return null;
-            });
+            return settled("count again", () -> limit.limiter.recountAsync(key, cost, plan, admittedAt));
         }
     }
 
@@ -595,19 +619,34 @@ public final class MethodRateLimiter {
         }
 
         /**
-         * Gives back, on this thread, the permits the outcome says do not count, and counts the
-         * others again from now where their limiter does so.
+         * Ends the call on this thread: gives back the permits the outcome says do not count,
+         * releases those held while it ran, and counts the others again from now where their
+         * limiter does so.
          */
         void settle(@Nullable Object result, @Nullable Throwable exception) {
             List<Taken> notCounted = notCounted(result, exception);
-            giveBack(notCounted);
+            for (Taken permit : taken) {
+                permit.end(!notCounted.contains(permit));
+            }
             recountAsync(notCounted);
         }
 
         @Override
         public CompletionStage<?> ran(@Nullable Object result, @Nullable Throwable exception) {
             List<Taken> notCounted = notCounted(result, exception);
-            return CompletableFuture.allOf(giveBackAsync(notCounted), recountAsync(notCounted));
+            CompletableFuture<?>[] ended = new CompletableFuture<?>[taken.size() + 1];
+            for (int i = 0; i < taken.size(); i++) {
+                ended[i] = taken.get(i).endAsync(!notCounted.contains(taken.get(i)));
+            }
+            ended[taken.size()] = recountAsync(notCounted);
+            return CompletableFuture.allOf(ended);
+        }
+
+        @Override
+        public void cancelled() {
+            for (Taken permit : taken) {
+                permit.endAsync(true);
+            }
         }
 
         /** Counts again from now the permits that stay counted, of limiters that do so; never fails. */
@@ -967,6 +1006,16 @@ public final class MethodRateLimiter {
             this.subscribed = limits.length == 0 ? null : subscribed;
         }
 
+        /** Whether a limiter's calls hold permits while they run, as its limits stand now. */
+        boolean holdsPermits() {
+            for (MethodLimit limit : limits) {
+                if (limit.limiter.holdsPermits()) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
         /**
          * What the fallback of the limiter that rejected a call returns for it.
          *
@@ -1000,9 +1049,9 @@ public final class MethodRateLimiter {
             return unless != null || !countOn.isEmpty();
         }
 
-        /** Whether a call's permits are kept track of until it ends: to give back or to count again. */
+        /** Whether a call's permits are kept track of until it ends: to give back, release or count again. */
         boolean tracksCall() {
-            return countsByOutcome() || recountsWhenDone;
+            return countsByOutcome() || recountsWhenDone || limiter.holdsPermits();
         }
 
         /** Whether the limiter applies to a call: its condition, if any, is true. */

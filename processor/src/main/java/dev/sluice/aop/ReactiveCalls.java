@@ -146,7 +146,7 @@ final class ReactiveCalls implements SubscribedCalls {
             return call;
         }
         return call.materialize().flatMap(signal -> Mono.fromCompletionStage(admitted.ran(signal.get(),
-                signal.getThrowable())).then(Mono.just(signal))).dematerialize();
+                signal.getThrowable())).then(Mono.just(signal))).<Object>dematerialize().doOnCancel(admitted::cancelled);
     }
 
     /** {@link #ran(Mono, Admitted)} for many values: the outcome is whether it failed. */
@@ -156,7 +156,8 @@ final class ReactiveCalls implements SubscribedCalls {
         }
         return call.onErrorResume(failure -> Mono.fromCompletionStage(admitted.ran(null, failure))
                         .then(Mono.error(failure)))
-                .concatWith(Mono.defer(() -> Mono.fromCompletionStage(admitted.ran(null, null))).then(Mono.empty()));
+                .concatWith(Mono.defer(() -> Mono.fromCompletionStage(admitted.ran(null, null))).then(Mono.empty()))
+                .doOnCancel(admitted::cancelled);
     }
 
     /** Decides one subscription, with its Context current while expressions and listeners need it. */

@@ -55,6 +55,12 @@ interface SubscribedCalls {
          * @return a stage completing once done; it never fails
          */
         CompletionStage<?> ran(@Nullable Object result, @Nullable Throwable exception);
+
+        /**
+         * The subscriber cancelled the call while it ran: releases the permits it held; those it
+         * counted stay counted, as it may have done its work. Never fails.
+         */
+        void cancelled();
     }
 
     /** What stands in for a rejected call. */

@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import dev.sluice.tck.RateAlgorithms;
 import org.redisson.api.RedissonClient;
 
 /**
@@ -38,13 +38,13 @@ class ExactnessAcrossInstancesTest {
     private static final int LIMIT = 500;
 
     @ParameterizedTest
-    @EnumSource(Algorithm.class)
+    @RateAlgorithms
     void onASingleServer(Algorithm algorithm, RedisServer server) throws Exception {
         assertExactAcrossInstances(algorithm, server.time(), () -> RedisClients.connect(server));
     }
 
     @ParameterizedTest
-    @EnumSource(Algorithm.class)
+    @RateAlgorithms
     void onACluster(Algorithm algorithm, RedisCluster cluster) throws Exception {
         assertExactAcrossInstances(algorithm, cluster.masters().get(0).time(), () -> RedisClients.connect(cluster));
     }

@@ -40,7 +40,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import dev.sluice.tck.RateAlgorithms;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
@@ -223,7 +223,7 @@ class RedissonRateLimitStoreOutageTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Algorithm.class)
+    @RateAlgorithms
     void aCallHoldsNoPooledBufferThatAFailedBatchWouldLeak(Algorithm algorithm) throws Exception {
         RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).build();
         Call call = store.call("k", List.of(Tier.of(5, ofMinutes(1), algorithm)), 1, 0);
@@ -254,7 +254,7 @@ class RedissonRateLimitStoreOutageTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Algorithm.class)
+    @RateAlgorithms
     void aDecisionItsCallerNeverReceivedIsTakenBack(Algorithm algorithm) {
         MutableClock clock = new MutableClock(Instant.parse("2200-01-01T00:00:30Z"));
         RedissonRateLimitStore store = RedissonRateLimitStore.builder(client).clock(clock)

@@ -27,15 +27,19 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -116,6 +120,8 @@ public final class RedissonRateLimitStore implements CountSyncStore {
     private static final String GIVE_BACK_SCRIPT = script("give-back.lua");
     private static final String PAUSE_SCRIPT = script("pause.lua");
     private static final String SYNC_SCRIPT = script("sync.lua");
+    private static final String RENEW_SCRIPT = script("renew.lua");
+    private static final Set<Algorithm> ALGORITHMS = Collections.unmodifiableSet(EnumSet.allOf(Algorithm.class));
     /** The id of a call without sliding-log tiers, which need none. */
     private static final byte[] NO_ID = {};
     private static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(100);
@@ -137,6 +143,7 @@ public final class RedissonRateLimitStore implements CountSyncStore {
     private final long timeoutMillis;
     private final String instanceId = UUID.randomUUID().toString();
     private final AtomicLong calls = new AtomicLong();
+    private final Leases leases;
 
     private RedissonRateLimitStore(Builder builder) {
         // One attempt per decision, whatever the client's retry settings: a retried script runs twice. Redisson
@@ -154,6 +161,7 @@ public final class RedissonRateLimitStore implements CountSyncStore {
         this.pipeline = new ScriptPipeline(builder.client, scripts, SCRIPT, SCRIPT_SHA, breaker, serverClock, redis,
                 new ScriptPipeline.Settings(builder.batchSize, builder.maxQueued, builder.maxQueueWait, builder.timeout));
         this.onOverload = builder.onOverload;
+        this.leases = new Leases(this::renew, builder.client.getConfig().isClusterConfig(), System::nanoTime);
         this.overloadAdmissions = new LocalAdmissions(clock != null ? clock : InstantSource.system());
         // Connect and load the script now, so that the first decisions wait for neither.
         warmUp();
@@ -173,7 +181,8 @@ public final class RedissonRateLimitStore implements CountSyncStore {
     public Decision tryAcquire(String key, List<Tier> tiers, long cost) {
         RateLimitStore.check(this, key, tiers, cost);
         try {
-            return decide(call(key, tiers, cost, 0), this::decision);
+            Call call = call(key, tiers, cost, 0);
+            return decide(call, reply -> held(key, tiers, cost, call, decision(reply)));
         } catch (StoreOverloadedException e) {
             return admittedLocally(key, cost, overloadStore(e).tryAcquire(key, tiers, cost));
         }
@@ -184,7 +193,7 @@ public final class RedissonRateLimitStore implements CountSyncStore {
         return decideAsync(() -> {
             RateLimitStore.check(this, key, tiers, cost);
             return call(key, tiers, cost, 0);
-        }, this::decision, local -> local.tryAcquireAsync(key, tiers, cost)
+        }, (call, reply) -> held(key, tiers, cost, call, decision(reply)), local -> local.tryAcquireAsync(key, tiers, cost)
                 .thenApply(decision -> admittedLocally(key, cost, decision)));
     }
 
@@ -196,7 +205,8 @@ public final class RedissonRateLimitStore implements CountSyncStore {
     public Reservation reserve(String key, List<Tier> tiers, long cost, Duration maxWait) {
         RateLimitStore.check(this, key, tiers, cost, maxWait);
         try {
-            return decide(call(key, tiers, cost, maxWait.toMillis()), this::reservation);
+            Call call = call(key, tiers, cost, maxWait.toMillis());
+            return decide(call, reply -> held(key, tiers, cost, call, reservation(reply)));
         } catch (StoreOverloadedException e) {
             Reservation reservation = overloadStore(e).reserve(key, tiers, cost, maxWait);
             admittedLocally(key, cost, reservation.decision());
@@ -209,7 +219,7 @@ public final class RedissonRateLimitStore implements CountSyncStore {
         return decideAsync(() -> {
             RateLimitStore.check(this, key, tiers, cost, maxWait);
             return call(key, tiers, cost, maxWait.toMillis());
-        }, this::reservation, local -> local.reserveAsync(key, tiers, cost, maxWait)
+        }, (call, reply) -> held(key, tiers, cost, call, reservation(reply)), local -> local.reserveAsync(key, tiers, cost, maxWait)
                 .thenApply(reservation -> {
                     admittedLocally(key, cost, reservation.decision());
                     return reservation;
@@ -228,7 +238,7 @@ public final class RedissonRateLimitStore implements CountSyncStore {
      * {@link #decide} without blocking; a request {@code call} refuses fails the stage, and one
      * the queue cannot hold is decided by {@code local} under {@link OverloadPolicy#LOCAL_FALLBACK}.
      */
-    private <T> CompletionStage<T> decideAsync(Supplier<Call> call, Function<byte[], T> answer,
+    private <T> CompletionStage<T> decideAsync(Supplier<Call> call, BiFunction<Call, byte[], T> answer,
                                                Function<RateLimitStore, CompletionStage<T>> local) {
         Call checked;
         try {
@@ -237,13 +247,53 @@ public final class RedissonRateLimitStore implements CountSyncStore {
             return CompletableFuture.failedFuture(e);
         }
         CompletableFuture<T> decided = redis.sent(checked.keys,
-                () -> pipeline.send(checked, reply -> takeBack(checked, reply)), answer);
+                () -> pipeline.send(checked, reply -> takeBack(checked, reply)), reply -> answer.apply(checked, reply));
         return RedisCalls.completeOn(executor, decided.exceptionallyCompose(failure -> {
             Throwable cause = RedisCalls.unwrap(failure);
             return cause instanceof StoreOverloadedException overloaded
                     ? local.apply(overloadStore(overloaded)).toCompletableFuture()
                     : CompletableFuture.failedFuture(cause);
         }));
+    }
+
+    /**
+     * Keeps the leases of the permits an admitted call holds in concurrency tiers, which the
+     * store renews until the call releases them; its caller has the answer.
+     */
+    private <T> T held(String key, List<Tier> tiers, long cost, Call call, T answer) {
+        Decision decision = answer instanceof Reservation reservation ? reservation.decision() : (Decision) answer;
+        if (!decision.allowed()) {
+            return answer;
+        }
+        int logs = 0;
+        for (int i = 0; i < tiers.size(); i++) {
+            Tier tier = tiers.get(i);
+            if (tier.algorithm() == Algorithm.SLIDING_LOG) {
+                logs++;
+            } else if (tier.isConcurrency()) {
+                String log = call.keys.get(tiers.size() + logs++).toString();
+                leases.held(key, new Leases.Lease((byte[]) call.arguments[0], cost, call.keys.get(i).toString(), log,
+                        tier.windowMillis(), call.slot(), System.nanoTime()));
+            }
+        }
+        return answer;
+    }
+
+    /** Renews leases of one hash slot (of any, outside a cluster) in one script call: renew.lua. */
+    private CompletableFuture<?> renew(List<Leases.Lease> due) {
+        List<Object> keys = new ArrayList<>(2 * due.size());
+        Object[] arguments = new Object[1 + 2 * due.size()];
+        arguments[0] = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN)
+                .putDouble(clock == null ? Double.NaN : clock.millis()).array();
+        for (int l = 0; l < due.size(); l++) {
+            Leases.Lease lease = due.get(l);
+            keys.add(lease.state);
+            keys.add(lease.log);
+            arguments[1 + l] = (new String(lease.id, StandardCharsets.US_ASCII) + ':' + lease.cost)
+                    .getBytes(StandardCharsets.US_ASCII);
+            arguments[1 + due.size() + l] = Long.toString(lease.leaseMillis).getBytes(StandardCharsets.US_ASCII);
+        }
+        return redis.call(keys, () -> send(RENEW_SCRIPT, keys, arguments), renewed -> { }, renewed -> renewed);
     }
 
     /** Remembers a call the overload store admitted, whose permits go back there. */
@@ -362,7 +412,7 @@ public final class RedissonRateLimitStore implements CountSyncStore {
             return;
         }
         List<Object> keys = keys(key, tiers);
-        Object[] arguments = giveBackArguments(tiers, cost, Ago.millis(ago));
+        Object[] arguments = giveBackArguments(key, tiers, cost, Ago.millis(ago));
         redis.callAndWait(keys, () -> send(GIVE_BACK_SCRIPT, keys, arguments), given -> { }, given -> null);
     }
 
@@ -377,12 +427,18 @@ public final class RedissonRateLimitStore implements CountSyncStore {
                 return admittedBy.giveBackAsync(key, tiers, cost, ago);
             }
             keys = keys(key, tiers);
-            arguments = giveBackArguments(tiers, cost, Ago.millis(ago));
+            arguments = giveBackArguments(key, tiers, cost, Ago.millis(ago));
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
         return RedisCalls.completeOn(executor, redis.<Long, Void>call(keys, () -> send(GIVE_BACK_SCRIPT, keys, arguments),
                 given -> { }, given -> null));
+    }
+
+    /** Every algorithm, {@link Algorithm#CONCURRENCY} included. */
+    @Override
+    public Set<Algorithm> supportedAlgorithms() {
+        return ALGORITHMS;
     }
 
     /** Every tier this store supports: it gives back the permits of every algorithm. */
@@ -507,25 +563,36 @@ public final class RedissonRateLimitStore implements CountSyncStore {
                 RScript.ReturnType.LONG, keys, arguments).toCompletableFuture();
     }
 
-    /** The arguments of give-back.lua for a call admitted {@code agoMillis} ago, whose id is not known. */
-    private Object[] giveBackArguments(List<Tier> tiers, long cost, long agoMillis) {
+    /**
+     * The arguments of give-back.lua for a call admitted {@code agoMillis} ago. Its id is known
+     * when it holds permits in a concurrency tier: that of the lease it lets go of, which this
+     * store stops renewing. A call whose lease this store does not hold (it was released already)
+     * gives no permit of such a tier back.
+     */
+    private Object[] giveBackArguments(String key, List<Tier> tiers, long cost, long agoMillis) {
+        byte[] id = tiers.stream().anyMatch(Tier::isConcurrency) ? leases.release(key, cost) : null;
+        return giveBackArguments(id != null ? id : NO_ID, tiers, cost, agoMillis);
+    }
+
+    /** The arguments of give-back.lua for a call of this id ({@link #NO_ID}: not known) admitted {@code agoMillis} ago. */
+    private Object[] giveBackArguments(byte[] id, List<Tier> tiers, long cost, long agoMillis) {
         byte[] figures = figures(tiers, cost, 0);
         DecisionCodec.setFigure(figures, 2, Double.NaN);
         DecisionCodec.setFigure(figures, 3, agoMillis);
         DecisionCodec.setFigure(figures, 4, 0);
-        return new Object[] {NO_ID, figures};
+        return new Object[] {id, figures};
     }
 
     /** The arguments of give-back.lua recounting a call admitted {@code agoMillis} ago. */
     private Object[] recountArguments(List<Tier> tiers, long cost, long agoMillis) {
-        Object[] arguments = giveBackArguments(tiers, cost, agoMillis);
+        Object[] arguments = giveBackArguments(NO_ID, tiers, cost, agoMillis);
         DecisionCodec.setFigure((byte[]) arguments[1], 4, 1);
         return arguments;
     }
 
     private static boolean logged(List<Tier> tiers) {
         for (Tier tier : tiers) {
-            if (tier.algorithm() == Algorithm.SLIDING_LOG) {
+            if (tier.algorithm() == Algorithm.SLIDING_LOG || tier.isConcurrency()) {
                 return true;
             }
         }
@@ -681,10 +748,11 @@ public final class RedissonRateLimitStore implements CountSyncStore {
     private List<Object> keysTagged(String tag, List<Tier> tiers) {
         List<Object> keys = new ArrayList<>(tiers.size() + 1);
         for (Tier tier : tiers) {
-            keys.add(keyPrefix + ":{" + tag + "}:" + code(tier) + tier.windowMillis());
+            // Every concurrency tier of a key counts the same permits, whatever its lease.
+            keys.add(keyPrefix + ":{" + tag + "}:" + code(tier) + (tier.isConcurrency() ? "" : tier.windowMillis()));
         }
         for (int i = 0; i < tiers.size(); i++) {
-            if (tiers.get(i).algorithm() == Algorithm.SLIDING_LOG) {
+            if (tiers.get(i).algorithm() == Algorithm.SLIDING_LOG || tiers.get(i).isConcurrency()) {
                 keys.add(keys.get(i) + ":log");
             }
         }
@@ -733,6 +801,7 @@ public final class RedissonRateLimitStore implements CountSyncStore {
             case SLIDING_WINDOW -> "sw";
             case SLIDING_LOG -> "sl";
             case TOKEN_BUCKET -> "tb";
+            case CONCURRENCY -> "cc";
         };
     }
 

@@ -5,8 +5,8 @@
 -- The same rules as dev.sluice.InMemoryRateLimitStore (KeyState and TierState), in whole
 -- milliseconds; tiers keep limit x window <= 2^52, so every figure is an exact Lua number.
 --
--- ARGV[2c - 1]  call c's id, unique to it, which names its SLIDING_LOG entries ('' without such
---               tiers)
+-- ARGV[2c - 1]  call c's id, unique to it, which names its SLIDING_LOG and CONCURRENCY entries
+--               ('' without such tiers)
 -- ARGV[2c]      call c's figures, little-endian doubles (struct '<ddddd'), then for each tier its
 --               algorithm in two characters and its figures ('<c2dddd'):
 --                 now in epoch ms, or NaN to use the server's TIME
@@ -18,8 +18,8 @@
 --                 is reserved when every tier is a token bucket and it fits within that (0: never)
 --                 how many calls these are: identical concurrent calls (without SLIDING_LOG tiers,
 --                 whose entries each call names) are sent once, and decided one after the other
---                 tier i: algorithm (fw, sw, sl, tb), limit, window ms, countRejected (1 or 0),
---                 blockFor ms
+--                 tier i: algorithm (fw, sw, sl, tb, cc), limit, window ms (a concurrency tier's
+--                 lease), countRejected (1 or 0), blockFor ms
 -- KEYS          each call's keys in turn: for a call of n tiers, tier i's state, a hash whose
 --               field v packs seven doubles (struct '<ddddddd'): the key's latest time and the end
 --               of its block, which every tier of the key keeps, the tier's counters s, n and p,
@@ -27,8 +27,14 @@
 --               call found the tier back to
 --               full, since when it has counted without a break (give-back.lua gives back no call
 --               admitted before; a state of an earlier version, of six doubles, does not say), all
---               in ms; then the log of each of its SLIDING_LOG tiers, a sorted set. Calls on one key
---               name the same keys again.
+--               in ms; then the log of each of its SLIDING_LOG and CONCURRENCY tiers, a sorted set.
+--               Calls on one key name the same keys again.
+-- A CONCURRENCY tier (cc) keeps, like a sliding log, its permits n in p entries of its log, one
+-- per admitted call that holds them, named as a sliding log's; an entry's score is when its lease
+-- ends, in the key's time. Leases that ended are dropped first; renew.lua moves the end of live
+-- ones, give-back.lua drops the entry of a call that ended. Its state lives until its last lease
+-- ends. A call it rejects is told to try again after RETRY ms: when a permit comes free is not
+-- known.
 -- Packed, the figures need no parsing, and Redis makes two Lua strings for the arguments of a
 -- call rather than five and more per tier.
 -- Returns results in the calls' order (identical calls sent once counting as many), each ten
@@ -55,6 +61,7 @@
 -- every call), and divisions round with % rather than math.floor.
 
 local server_now = server_clock()
+local RETRY = 10
 
 -- The permits of a sliding log's entry, named by its call's id and its cost.
 local function permits(member)
@@ -125,6 +132,10 @@ local function take(t, now, cost, id)
     local counted, most = t.n + cost * t.window, 2 * t.limit * t.window
     if counted > most then counted = most end
     if counted > t.n then t.n = counted end
+  elseif algorithm == 'cc' then
+    t.p = t.p + redis.call('ZADD', t.log, now + t.window, string.format('%s:%d', id, cost))
+    t.added = true
+    t.n = t.n + cost
   elseif algorithm == 'sl' then
     -- '%d', not '..': Lua writes a number of 15 digits or more in exponent form.
     t.p = t.p + redis.call('ZADD', t.log, now, string.format('%s:%d', id, cost))
@@ -157,6 +168,7 @@ local function reset(t, now)
   local algorithm = t.algorithm
   if algorithm == 'tb' then return (t.n + (-t.n) % t.limit) / t.limit end
   if t.n == 0 and (algorithm ~= 'sw' or t.p == 0) then return 0 end
+  if algorithm == 'cc' then return RETRY end
   if algorithm == 'sl' then
     if not t.newest then t.newest = tonumber(redis.call('ZRANGE', t.log, -1, -1, 'WITHSCORES')[2]) end
     return t.newest + t.window - now
@@ -187,6 +199,8 @@ local function wait(t, now, cost)
   if excess <= 0 then return 0 end
   if algorithm == 'fw' then
     return t.s + t.window - now
+  elseif algorithm == 'cc' then
+    return RETRY
   elseif algorithm == 'tb' then
     local missing = t.n + (cost - t.limit) * t.window
     return (missing + (-missing) % t.limit) / t.limit
@@ -247,7 +261,7 @@ local function decide(id, figures, first)
   for i = 1, count do
     local algorithm, limit, window = struct.unpack('<c2dd', figures, 41 + 34 * (i - 1))
     local log = false
-    if algorithm == 'sl' then
+    if algorithm == 'sl' or algorithm == 'cc' then
       logs = logs + 1
       log = KEYS[first + count + logs]
     end
@@ -282,12 +296,14 @@ local function decide(id, figures, first)
         if algorithm == 'sw' and start - t.window == t.s then t.p = t.n else t.p = 0 end
         t.s, t.n = start, 0
       end
-    elseif algorithm == 'sl' then
-      -- An entry exactly one window old no longer counts.
-      local expired = redis.call('ZRANGEBYSCORE', t.log, '-inf', now - t.window)
+    elseif algorithm == 'sl' or algorithm == 'cc' then
+      -- An entry exactly one window old no longer counts, nor one whose lease ends now.
+      local gone = now - t.window
+      if algorithm == 'cc' then gone = now end
+      local expired = redis.call('ZRANGEBYSCORE', t.log, '-inf', gone)
       if #expired > 0 then
         for _, member in ipairs(expired) do t.n = t.n - permits(member) end
-        redis.call('ZREMRANGEBYSCORE', t.log, '-inf', now - t.window)
+        redis.call('ZREMRANGEBYSCORE', t.log, '-inf', gone)
         t.p = t.p - #expired
         if t.n < 0 then count_log(t, t.p) end
       end
@@ -393,6 +409,10 @@ local function decide(id, figures, first)
   for i = 1, count do
     local t = tiers[i]
     local keep = reset(t, now)
+    if t.algorithm == 'cc' and keep > 0 then
+      -- Until the last lease ends.
+      keep = (tonumber(redis.call('ZRANGE', t.log, -1, -1, 'WITHSCORES')[2]) or now) - now
+    end
     if block_left > keep then keep = block_left end
     if keep == 0 then
       if t.log then redis.call('DEL', t.log) end

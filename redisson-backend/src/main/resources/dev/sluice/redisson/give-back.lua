@@ -8,7 +8,9 @@
 -- Or recounts the call as if admitted now (RateLimitStore.recount): each sliding log moves the
 -- entry it would give back to the key's time; other tiers hold no call times and stay as they are.
 --
--- ARGV[1]      the call's id, which names its SLIDING_LOG entries, or '' when it is not known
+-- ARGV[1]      the call's id, which names its SLIDING_LOG and CONCURRENCY entries, or '' when it
+--              is not known: then a concurrency tier gives nothing back, and its entry goes when its
+--              lease ends
 -- ARGV[2]      figures, little-endian doubles (struct '<ddddd'), then each tier as decide.lua
 --              reads it ('<c2dddd'):
 --                now in epoch ms, or NaN to use the server's TIME
@@ -44,7 +46,9 @@ local now, cost, admitted, ago, recount = struct.unpack('<ddddd', figures)
 local server_now = server_clock()
 local client_clock = now == now
 if not client_clock then now = server_now end
-if admitted ~= admitted then admitted = now - ago end
+-- Known by how long ago, the call was admitted that long before each tier's key time: a call
+-- decided just now may have been decided at that time, ahead of the clock.
+local by_ago = admitted ~= admitted
 local count = (#figures - 40) / 34
 local logs = 0
 
@@ -53,15 +57,21 @@ local function permits(member)
   return tonumber(string.match(member, ':(%d+)$')) or 0
 end
 
--- The newest entry of this cost admitted no later than the call, among the log's SEARCH newest
--- entries, stopping at the first that no longer counts, and its time; or nil.
-local function newest_of_cost(log, oldest)
+-- The time the call was admitted at, in the time of a key now at key_now.
+local function admitted_at(key_now)
+  if by_ago then return key_now - ago end
+  return admitted
+end
+
+-- The newest entry of this cost admitted no later than the call (at), among the log's SEARCH
+-- newest entries, stopping at the first that no longer counts, and its time; or nil.
+local function newest_of_cost(log, oldest, at)
   for rank = 0, SEARCH - 1, PAGE do
     local entries = redis.call('ZREVRANGE', log, rank, rank + PAGE - 1, 'WITHSCORES')
     for i = 1, #entries, 2 do
       local score = tonumber(entries[i + 1])
       if score <= oldest then return nil end
-      if score <= admitted and permits(entries[i]) == cost then return entries[i], score end
+      if score <= at and permits(entries[i]) == cost then return entries[i], score end
     end
     if #entries < 2 * PAGE then return nil end
   end
@@ -81,10 +91,12 @@ local function recount_logs()
   end
   for i = 1, count do
     local algorithm, _, window = struct.unpack('<c2dd', figures, 41 + 34 * (i - 1))
-    if algorithm == 'sl' then
+    if algorithm == 'cc' then
+      logs = logs + 1
+    elseif algorithm == 'sl' then
       logs = logs + 1
       local log, state = KEYS[count + logs], states[i]
-      local member, score = newest_of_cost(log, key_now - window)
+      local member, score = newest_of_cost(log, key_now - window, admitted_at(key_now))
       if member and score < key_now then
         redis.call('ZADD', log, 'XX', key_now, member)
         local expires = expires_at(key_now, window, server_now, client_clock)
@@ -122,26 +134,31 @@ for i = 1, count do
     if #state >= 56 then since = struct.unpack('<d', state, 49) end
   end
   local changed = false
-  if algorithm == 'sl' then
+  local key_now = now
+  if state and latest > now then key_now = latest end
+  local at = admitted_at(key_now)
+  if algorithm == 'sl' or algorithm == 'cc' then
     logs = logs + 1
     local log, member = KEYS[count + logs], nil
     if id ~= '' then
       member = string.format('%s:%d', id, cost)
-    else
-      member = newest_of_cost(log, now - window)
+    elseif algorithm == 'sl' then
+      member = newest_of_cost(log, key_now - window, at)
     end
     if member and redis.call('ZREM', log, member) == 1 and state then
       -- n permits in p entries.
       n, p, changed = max(0, n - cost), max(0, p - 1), true
     end
-  elseif state and since and since <= admitted then
-    local start = admitted - admitted % window
-    if algorithm == 'fw' then
+  elseif state and since then
+    local start = at - at % window
+    if since > at then
+      -- The tier was back to full since the call: it no longer counts it.
+    elseif algorithm == 'fw' then
       -- The call's window counts until its end.
-      if s == start and now - start < window then n, changed = max(0, n - cost), true end
+      if s == start and key_now - start < window then n, changed = max(0, n - cost), true end
     elseif algorithm == 'sw' then
       -- The call's window counts until the end of the next one, as the current or the previous window.
-      if now - start < 2 * window then
+      if key_now - start < 2 * window then
         if s == start then
           n, changed = max(0, n - cost), true
         elseif s == start + window then
@@ -149,8 +166,8 @@ for i = 1, count do
         end
       end
     else
-      -- Refilled up to the later of now and the bucket's own time, which a clock set back leaves ahead.
-      local refilled = max(0, max(now, latest) - admitted) * limit
+      -- Refilled up to the key's time, which a clock set back leaves ahead.
+      local refilled = max(0, key_now - at) * limit
       if refilled < cost * window then n, changed = max(0, n - (cost * window - refilled)), true end
     end
   end

@@ -15,6 +15,7 @@ import dev.sluice.tck.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
@@ -44,6 +45,8 @@ import org.redisson.api.RedissonClient;
 class DifferentialTest {
 
     private static final long[] WINDOWS = {1_000, 3_000, 60_000};
+    private static final Algorithm[] RATE_ALGORITHMS = Arrays.stream(Algorithm.values())
+            .filter(algorithm -> algorithm != Algorithm.CONCURRENCY).toArray(Algorithm[]::new);
 
     private RedissonClient client;
 
@@ -244,12 +247,49 @@ class DifferentialTest {
                 .isFalse();
     }
 
+    /**
+     * A concurrency tier beside random rate tiers, with calls that end (their permits given back)
+     * in random order between decisions, within the lease: both stores hold and free the same
+     * permits, decided atomically with the rate tiers.
+     */
+    @ParameterizedTest
+    @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8})
+    void holdsAndFreesPermitsAsTheInMemoryStoreDoes(long seed) {
+        Random random = new Random(seed);
+        MutableClock clock = new MutableClock(Instant.ofEpochMilli(5_000_000_000_000L + random.nextInt(1_000_000)));
+        RateLimitStore reference = InMemoryRateLimitStore.builder().clock(clock).build();
+        RateLimitStore redis = RedissonRateLimitStore.builder(client).clock(clock).timeout(RedisClients.PATIENT).build();
+        String key = "differential-concurrency:" + seed + ":" + clock.instant().toEpochMilli();
+        Tier concurrency = Tier.concurrency(1 + random.nextInt(4), Duration.ofMinutes(5));
+        List<Tier> tiers = new ArrayList<>(random.nextBoolean() ? tiers(random, 1, false) : List.of());
+        tiers.add(random.nextInt(tiers.size() + 1), concurrency);
+        // The cost of each call running.
+        List<Long> running = new ArrayList<>();
+        for (int step = 0; step < 80; step++) {
+            clock.advanceMillis(random.nextInt(300));
+            while (!running.isEmpty() && random.nextInt(3) == 0) {
+                long cost = running.remove(random.nextInt(running.size()));
+                reference.giveBack(key, List.of(concurrency), cost, Duration.ZERO);
+                redis.giveBack(key, List.of(concurrency), cost, Duration.ZERO);
+            }
+            long smallest = tiers.stream().mapToLong(Tier::limit).min().orElseThrow();
+            long cost = 1 + random.nextLong(Math.min(smallest, 2));
+            Decision expected = reference.tryAcquire(key, tiers, cost);
+            Decision actual = redis.tryAcquire(key, tiers, cost);
+            assertThat(actual).as("seed %d, step %d, %s, cost %d, running %s", seed, step, tiers, cost, running)
+                    .isEqualTo(expected);
+            if (actual.allowed()) {
+                running.add(cost);
+            }
+        }
+    }
+
     private static List<Tier> tiers(Random random, long scale, boolean tokenBucketsOnly) {
         List<Tier> tiers = new ArrayList<>();
         for (long window : WINDOWS) {
             if (tiers.isEmpty() || random.nextBoolean()) {
                 Algorithm algorithm = tokenBucketsOnly ? Algorithm.TOKEN_BUCKET
-                        : Algorithm.values()[random.nextInt(Algorithm.values().length)];
+                        : RATE_ALGORITHMS[random.nextInt(RATE_ALGORITHMS.length)];
                 Tier tier = Tier.of(scale * (2 + random.nextInt(6)), Duration.ofMillis(window), algorithm);
                 if (random.nextInt(4) == 0) {
                     tier = tier.withCountRejected();

@@ -12,6 +12,7 @@ import dev.sluice.aop.LimitOverrides;
 import dev.sluice.aop.RateLimitKeyException;
 import dev.sluice.aop.RateLimitVariables;
 import dev.sluice.boot.actuate.LimitChanges;
+import dev.sluice.boot.autoconfigure.PropertiesLimitOverrides;
 import dev.sluice.boot.autoconfigure.SluiceConfigurationException;
 import dev.sluice.boot.autoconfigure.SluiceProperties;
 import dev.sluice.boot.web.ClientIpResolver;
@@ -106,7 +107,7 @@ final class RouteLimits {
                         + " route '" + name + "', which has its own", "Set the tiers in " + property + ".tiers;"
                         + " sluice.limits." + name + " may give the route's plans.", null);
             }
-            tiers = tiers(property + ".tiers", options.getTiers());
+            tiers = PropertiesLimitOverrides.tiers(property + ".tiers", options.getTiers());
         } else {
             tiers = overrides.tiers(name).orElseThrow(() -> new SluiceConfigurationException(property
                     + " names limiter '" + name + "', which sluice.limits does not configure", "Give it tiers:"
@@ -146,27 +147,6 @@ final class RouteLimits {
 
     private static boolean usesIp(@Nullable SpelExpression expression) {
         return expression != null && RateLimitVariables.referencedBy(expression).contains("ip");
-    }
-
-    private static List<Tier> tiers(String property, List<SluiceProperties.TierProperties> configured) {
-        List<Tier> tiers = new ArrayList<>();
-        for (int i = 0; i < configured.size(); i++) {
-            SluiceProperties.TierProperties tier = configured.get(i);
-            String tierProperty = property + "[" + i + "]";
-            if (tier.getLimit() == null || tier.getWindow() == null) {
-                throw new SluiceConfigurationException(tierProperty + " needs both a limit and a window",
-                        "Set " + tierProperty + ".limit and " + tierProperty + ".window, or remove the tier.", null);
-            }
-            try {
-                Algorithm algorithm = tier.getAlgorithm() != null ? tier.getAlgorithm() : Algorithm.SLIDING_WINDOW;
-                tiers.add(new Tier(tier.getLimit(), tier.getWindow(), algorithm, tier.isCountRejected(),
-                        tier.getBlockFor()));
-            } catch (IllegalArgumentException e) {
-                throw new SluiceConfigurationException(tierProperty + " is invalid: " + e.getMessage(),
-                        "Correct the figures of " + tierProperty + ".", e);
-            }
-        }
-        return tiers;
     }
 
     /**

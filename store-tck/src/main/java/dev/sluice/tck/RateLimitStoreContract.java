@@ -34,6 +34,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntFunction;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
@@ -448,6 +449,114 @@ public abstract class RateLimitStoreContract {
      * permit at once, due later; one that does not decides now, as {@code tryAcquire}.
      */
     @Nested
+    @DisplayName("CONCURRENCY")
+    class ConcurrencyTier {
+
+        /** Its lease outlasts every test, whose clock a store that counts leases in it may follow. */
+        private final Tier twoAtOnce = Tier.concurrency(2, ofHours(1));
+
+        @BeforeEach
+        void supported() {
+            assumeSupported(Algorithm.CONCURRENCY);
+        }
+
+        @Test
+        void admitsTheLimitHeldAtOnceAndAnotherOnceOneIsGivenBack() {
+            assertThat(acquire(twoAtOnce)).isEqualTo(admitted(twoAtOnce, 1, 10));
+            assertThat(acquire(twoAtOnce)).isEqualTo(admitted(twoAtOnce, 0, 10));
+            Decision full = acquire(twoAtOnce);
+            assertThat(full.allowed()).isFalse();
+            assertThat(full.remaining()).isZero();
+            assertThat(full.limit()).isEqualTo(2);
+            assertThat(full.retryAfter()).as("a wait the store cannot know, but positive").isPositive();
+
+            store.giveBack(key, List.of(twoAtOnce), 1, Duration.ZERO);
+            assertThat(acquire(twoAtOnce).allowed()).isTrue();
+            assertThat(acquire(twoAtOnce).allowed()).isFalse();
+        }
+
+        @Test
+        void givingBackWhatIsNotHeldNeverMakesRoomForMore() {
+            store.giveBack(key, List.of(twoAtOnce), 1, Duration.ZERO);
+            assertThat(acquire(twoAtOnce).allowed()).isTrue();
+            store.giveBack(key, List.of(twoAtOnce), 1, Duration.ZERO);
+            store.giveBack(key, List.of(twoAtOnce), 1, Duration.ZERO);
+            assertThat(admitUntilRejected(twoAtOnce)).isEqualTo(2);
+        }
+
+        @Test
+        void aCallTakesItsCostInPermits() {
+            Tier three = Tier.concurrency(3, ofHours(1));
+            assertThat(acquire(2, three).remaining()).isEqualTo(1);
+            assertThat(acquire(2, three).allowed()).isFalse();
+            store.giveBack(key, List.of(three), 2, Duration.ZERO);
+            assertThat(acquire(3, three).allowed()).isTrue();
+        }
+
+        @Test
+        void everyConcurrencyTierOfAKeyCountsTheSamePermitsWhateverItsLease() {
+            assertThat(admitUntilRejected(twoAtOnce)).isEqualTo(2);
+            Tier otherLease = Tier.concurrency(3, ofHours(2));
+            assertThat(acquire(otherLease).allowed()).as("a third permit, under a limit of 3").isTrue();
+            assertThat(acquire(otherLease).allowed()).isFalse();
+        }
+
+        @Test
+        void isDecidedWithRateTiersAtomically() {
+            Tier onePerMinute = Tier.of(1, ofMinutes(1), Algorithm.FIXED_WINDOW);
+            clock.alignTo(ofMinutes(1));
+            assertThat(acquire(twoAtOnce, onePerMinute).allowed()).isTrue();
+            assertThat(acquire(twoAtOnce, onePerMinute).allowed()).as("the rate rejects").isFalse();
+            assertThat(acquire(twoAtOnce).remaining()).as("the rejected call held no permit").isZero();
+
+            clock.advance(ofMinutes(1));
+            Decision full = acquire(twoAtOnce, onePerMinute);
+            assertThat(full.allowed()).as("no permit free").isFalse();
+            assertThat(full.limit()).as("the binding tier").isEqualTo(2);
+            store.giveBack(key, List.of(twoAtOnce), 1, Duration.ZERO);
+            assertThat(acquire(twoAtOnce, onePerMinute).allowed()).as("the rejected call counted in no rate tier")
+                    .isTrue();
+        }
+
+        @Test
+        void neverAdmitsMoreThanTheLimitAtOnceUnderContention() throws Exception {
+            int threads = 8;
+            int callsPerThread = 200;
+            AtomicInteger running = new AtomicInteger();
+            AtomicInteger most = new AtomicInteger();
+            AtomicInteger admittedCalls = new AtomicInteger();
+            ExecutorService pool = Executors.newFixedThreadPool(threads);
+            try {
+                CountDownLatch go = new CountDownLatch(1);
+                List<Future<?>> done = new ArrayList<>();
+                for (int t = 0; t < threads; t++) {
+                    done.add(pool.submit(() -> {
+                        go.await();
+                        for (int i = 0; i < callsPerThread; i++) {
+                            if (acquire(twoAtOnce).allowed()) {
+                                admittedCalls.incrementAndGet();
+                                most.accumulateAndGet(running.incrementAndGet(), Math::max);
+                                running.decrementAndGet();
+                                store.giveBack(key, List.of(twoAtOnce), 1, Duration.ZERO);
+                            }
+                        }
+                        return null;
+                    }));
+                }
+                go.countDown();
+                for (Future<?> future : done) {
+                    future.get(60, TimeUnit.SECONDS);
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+            assertThat(most.get()).as("calls holding a permit at once").isLessThanOrEqualTo(2);
+            assertThat(admittedCalls.get()).as("calls admitted").isPositive();
+            assertThat(admitUntilRejected(twoAtOnce)).as("every permit given back").isEqualTo(2);
+        }
+    }
+
+    @Nested
     class Reservations {
 
         private final Tier tenPerSecond = Tier.of(10, ofSeconds(1), TOKEN_BUCKET);
@@ -590,7 +699,7 @@ public abstract class RateLimitStoreContract {
     class Decisions {
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void remainingCountsDownToZeroAndTheLimitIsTheTiers(Algorithm algorithm) {
             assumeSupported(algorithm);
             Tier tier = Tier.of(4, ofSeconds(10), algorithm);
@@ -611,7 +720,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void retryAfterIsTheShortestWaitAfterWhichTheSameCallPasses(Algorithm algorithm) {
             assumeSupported(algorithm);
             Tier tier = Tier.of(5, ofSeconds(1), algorithm);
@@ -632,7 +741,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void resetAfterIsWhenTheTierIsBackToItsFullLimit(Algorithm algorithm) {
             assumeSupported(algorithm);
             Tier tier = Tier.of(5, ofSeconds(1), algorithm);
@@ -657,11 +766,12 @@ public abstract class RateLimitStoreContract {
                 case FIXED_WINDOW -> 1_000 - intoWindow;
                 case SLIDING_WINDOW -> 2_000 - intoWindow;
                 case SLIDING_LOG, TOKEN_BUCKET -> 1_000;
+                case CONCURRENCY -> throw new IllegalArgumentException("not a rate: " + algorithm);
             };
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void aClockSetBackDecidesAtTheLatestTimeTheKeySaw(Algorithm algorithm) {
             assumeSupported(algorithm);
             Tier twoPerSecond = Tier.of(2, ofSeconds(1), algorithm);
@@ -676,7 +786,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void aChangedLimitKeepsTheCounts(Algorithm algorithm) {
             assumeSupported(algorithm);
             clock.alignTo(ofMinutes(1));
@@ -694,7 +804,7 @@ public abstract class RateLimitStoreContract {
     class Tiers {
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void aTierKeepsItsCountsWhileCallsWithOtherTiersComeBetween(Algorithm algorithm) {
             assumeSupported(algorithm);
             Tier perMinute = Tier.of(3, ofMinutes(1), algorithm);
@@ -707,7 +817,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void aRejectionBindsTheTierWithTheLongestWait(Algorithm algorithm) {
             assumeSupported(algorithm);
             Tier twoPerSecond = Tier.of(2, ofSeconds(1), algorithm);
@@ -726,7 +836,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void aCallRejectedByOneTierIsCountedByNone(Algorithm algorithm) {
             assumeSupported(algorithm);
             Tier threePerSecond = Tier.of(3, ofSeconds(1), algorithm);
@@ -742,7 +852,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void theBindingTierIsTheTightestWhenAdmittedAndTheLongestWaitWhenRejected(Algorithm algorithm) {
             assumeSupported(algorithm);
             Tier twoPerSecond = Tier.of(2, ofSeconds(1), algorithm);
@@ -774,7 +884,7 @@ public abstract class RateLimitStoreContract {
             List<Tier> tiers = new ArrayList<>();
             int limit = 10;
             for (Algorithm algorithm : Algorithm.values()) {
-                if (store.supportedAlgorithms().contains(algorithm)) {
+                if (store.supportedAlgorithms().contains(algorithm) && algorithm != Algorithm.CONCURRENCY) {
                     tiers.add(Tier.of(limit++, ofMinutes(1), algorithm));
                 }
             }
@@ -786,7 +896,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void countRejectedTiersCountCallsOtherTiersReject(Algorithm algorithm) {
             assumeSupported(algorithm);
             Tier twoPerSecond = Tier.of(2, ofSeconds(1), algorithm);
@@ -805,7 +915,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void onlyTiersWithCountRejectedCountRejectedCalls(Algorithm algorithm) {
             assumeSupported(algorithm);
             Tier tenPerMinute = Tier.of(10, ofMinutes(1), algorithm);
@@ -847,7 +957,7 @@ public abstract class RateLimitStoreContract {
     class Cost {
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void aCallTakesItsCostAndCostEqualToWhatIsLeftFits(Algorithm algorithm) {
             assumeSupported(algorithm);
             Tier tier = Tier.of(5, ofMinutes(1), algorithm);
@@ -859,7 +969,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void aCallCostingMoreThanIsLeftIsRejectedAndTakesNothing(Algorithm algorithm) {
             assumeSupported(algorithm);
             Tier tier = Tier.of(5, ofMinutes(1), algorithm);
@@ -871,7 +981,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void theWholeLimitFitsInOneCall(Algorithm algorithm) {
             assumeSupported(algorithm);
             Tier tier = Tier.of(7, ofMinutes(1), algorithm);
@@ -881,7 +991,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void theLargestFiguresATierMayHaveAreExact(Algorithm algorithm) {
             // limit × window at its bound, 2^52 permits in a millisecond: every figure kept and reported stays exact.
             Tier tier = Tier.of(Tier.MAX_LIMIT_TIMES_WINDOW_MILLIS, ofMillis(1), algorithm);
@@ -894,7 +1004,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void aCountedRejectionAtTheLargestFiguresTakesWhatIsLeft(Algorithm algorithm) {
             Tier tier = Tier.of(Tier.MAX_LIMIT_TIMES_WINDOW_MILLIS, ofMillis(1), algorithm).withCountRejected();
             assumeSupported(tier);
@@ -905,7 +1015,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void theLongestWindowAndBlockATierMayHaveWork(Algorithm algorithm) {
             Duration longest = ofMillis(Tier.MAX_LIMIT_TIMES_WINDOW_MILLIS);
             Tier tier = Tier.of(1, longest, algorithm).withBlockFor(longest);
@@ -920,7 +1030,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void countedRejectionsCountAtMostOneMoreWindowsWorth(Algorithm algorithm) {
             Tier tier = Tier.of(1_000, ofMinutes(1), algorithm).withCountRejected();
             assumeSupported(tier);
@@ -961,7 +1071,7 @@ public abstract class RateLimitStoreContract {
     class ChangedLimits {
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void flippingBetweenTwoLimitsNeverAdmitsMoreThanTheLarger(Algorithm algorithm) {
             assumeSupported(algorithm);
             clock.alignTo(ofHours(1));
@@ -979,7 +1089,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void aLoweredLimitHoldsNoMoreThanItsFigure(Algorithm algorithm) {
             assumeSupported(algorithm);
             clock.alignTo(ofHours(1));
@@ -1013,7 +1123,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void aLimitRaisedMidWindowAdmitsTheDifference(Algorithm algorithm) {
             assumeSupported(algorithm);
             clock.alignTo(ofHours(1));
@@ -1026,7 +1136,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void aLimitLoweredMidWindowAdmitsNoMoreThanItsFigure(Algorithm algorithm) {
             assumeSupported(algorithm);
             clock.alignTo(ofHours(1));
@@ -1042,7 +1152,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void aKeyUpgradedMidWindowKeepsWhatItUsedAndGetsTheDifference(Algorithm algorithm) {
             assumeSupported(algorithm);
             clock.alignTo(ofHours(1));
@@ -1054,7 +1164,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void aPlanChangedLiveDecidesTheNextCallOfThatPlanAndAnUnknownPlanTakesTheDefaultTiers(Algorithm algorithm) {
             assumeSupported(algorithm);
             clock.alignTo(ofHours(1));
@@ -1075,7 +1185,7 @@ public abstract class RateLimitStoreContract {
     class BlockFor {
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void aRejectionBlocksTheKeyForTheWholeBlockAndCallsDuringItDoNotExtendIt(Algorithm algorithm) {
             assumeSupported(algorithm);
             Tier tier = Tier.of(3, ofMinutes(1), algorithm).withBlockFor(ofMinutes(15));
@@ -1093,7 +1203,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void theRejectionThatStartsABlockWaitsForTheWholeBlock(Algorithm algorithm) {
             assumeSupported(algorithm);
             Tier tier = Tier.of(2, ofMinutes(1), algorithm).withBlockFor(ofMinutes(15));
@@ -1107,7 +1217,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void theLongestBlockOfTheRejectingTiersApplies(Algorithm algorithm) {
             assumeSupported(algorithm);
             Tier shortBlock = Tier.of(1, ofMinutes(1), algorithm).withBlockFor(ofMinutes(5));
@@ -1120,7 +1230,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void onlyARejectionByTheBlockingTierBlocks(Algorithm algorithm) {
             assumeSupported(algorithm);
             Tier twoPerSecond = Tier.of(2, ofSeconds(1), algorithm);
@@ -1134,7 +1244,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void aBlockCoversEveryTierOfTheKey(Algorithm algorithm) {
             assumeSupported(algorithm);
             Tier blocking = Tier.of(1, ofSeconds(1), algorithm).withBlockFor(ofHours());
@@ -1161,7 +1271,7 @@ public abstract class RateLimitStoreContract {
     class Keys {
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void eachKeyHasItsOwnCounts(Algorithm algorithm) {
             assumeSupported(algorithm);
             Tier tier = Tier.of(2, ofMinutes(1), algorithm);
@@ -1194,7 +1304,7 @@ public abstract class RateLimitStoreContract {
     class Concurrency {
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void manyThreadsOnOneKeyAdmitExactlyTheLimitEachSeeingADifferentRemaining(Algorithm algorithm)
                 throws Exception {
             assumeSupported(algorithm);
@@ -1207,7 +1317,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void manyThreadsOnOneKeyKeepEveryTierExact(Algorithm algorithm) throws Exception {
             assumeSupported(algorithm);
             Tier perSecond = Tier.of(300, ofSeconds(1), algorithm);
@@ -1283,9 +1393,11 @@ public abstract class RateLimitStoreContract {
         @TestFactory
         Stream<DynamicTest> unsupportedTiersAreRefusedByName() {
             return Stream.of(Algorithm.values())
-                    .flatMap(algorithm -> Stream.of(Tier.of(5, ofMinutes(1), algorithm),
-                            Tier.of(5, ofMinutes(1), algorithm).withCountRejected(),
-                            Tier.of(5, ofMinutes(1), algorithm).withBlockFor(ofMinutes(1))))
+                    .flatMap(algorithm -> algorithm == Algorithm.CONCURRENCY
+                            ? Stream.of(Tier.concurrency(5, ofMinutes(1)))
+                            : Stream.of(Tier.of(5, ofMinutes(1), algorithm),
+                                    Tier.of(5, ofMinutes(1), algorithm).withCountRejected(),
+                                    Tier.of(5, ofMinutes(1), algorithm).withBlockFor(ofMinutes(1))))
                     .filter(tier -> !store.supports(tier))
                     .map(tier -> DynamicTest.dynamicTest(tier.toString(), () ->
                             assertThatThrownBy(() -> acquire(tier))
@@ -1323,7 +1435,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void aRejectedKeyStartsAfreshWithItsWholeLimit(Algorithm algorithm) {
             assumeSupported(algorithm);
             Tier tier = Tier.of(3, ofMinutes(1), algorithm);
@@ -1338,7 +1450,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void aBlockedKeyIsAdmittedAgain(Algorithm algorithm) {
             assumeSupported(algorithm);
             Tier tier = Tier.of(3, ofMinutes(1), algorithm).withBlockFor(ofMinutes(15));
@@ -1353,7 +1465,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void everyTierOfTheKeyIsForgotten(Algorithm algorithm) {
             assumeSupported(algorithm);
             Tier perSecond = Tier.of(2, ofSeconds(1), algorithm);
@@ -1370,7 +1482,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void otherKeysKeepTheirCounts(Algorithm algorithm) {
             assumeSupported(algorithm);
             Tier tier = Tier.of(2, ofMinutes(1), algorithm);
@@ -1439,7 +1551,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void aCallGivenBackAtOnceIsAsIfItHadNotBeenMadeInEveryTier(Algorithm algorithm) {
             Tier perSecond = Tier.of(4, ofSeconds(1), algorithm);
             Tier perMinute = Tier.of(6, ofMinutes(1), algorithm);
@@ -1588,7 +1700,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void aBlockStays(Algorithm algorithm) {
             Tier tier = Tier.of(3, ofMinutes(1), algorithm).withBlockFor(ofMinutes(15));
             assumeGivesBack(tier);
@@ -1619,7 +1731,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void aCallOfAKeyResetSinceIsNotGivenBack(Algorithm algorithm) {
             Tier tier = Tier.of(3, ofHours(1), algorithm);
             assumeGivesBack(tier);
@@ -1634,7 +1746,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void aKeyNeverSeenHasNothingToGiveBack(Algorithm algorithm) {
             Tier tier = Tier.of(3, ofMinutes(1), algorithm);
             assumeGivesBack(tier);
@@ -1645,7 +1757,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void aNegativeAgoIsTakenAsZero(Algorithm algorithm) {
             Tier tier = Tier.of(3, ofMinutes(1), algorithm);
             assumeGivesBack(tier);
@@ -1659,7 +1771,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void givesBackAsynchronouslyAsItGivesBackSynchronously(Algorithm algorithm) {
             Tier tier = Tier.of(3, ofMinutes(1), algorithm);
             assumeGivesBack(tier);
@@ -1673,7 +1785,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void aLimiterGivesBackACallItAdmitted(Algorithm algorithm) {
             Tier tier = Tier.of(3, ofMinutes(1), algorithm);
             assumeGivesBack(tier);
@@ -1756,7 +1868,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void aPausedKeyIsRejectedWithTheTimeLeftUntilThePauseEndsThenIsFresh(Algorithm algorithm) {
             Tier tier = Tier.of(3, ofMinutes(1), algorithm);
             assumePauses(tier);
@@ -1773,7 +1885,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void countsStayAsTheyWere(Algorithm algorithm) {
             Tier tier = Tier.of(3, ofHours(1), algorithm);
             assumePauses(tier);
@@ -1790,7 +1902,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void aShorterPauseDoesNotShortenALongerOneAndALongerOneExtendsIt(Algorithm algorithm) {
             Tier tier = Tier.of(3, ofMinutes(1), algorithm);
             assumePauses(tier);
@@ -1808,7 +1920,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void aPauseDoesNotShortenABlock(Algorithm algorithm) {
             Tier tier = Tier.of(1, ofMinutes(1), algorithm).withBlockFor(ofMinutes(15));
             assumePauses(tier);
@@ -1821,7 +1933,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void aPauseCoversEveryTierPausedWhicheverTiersACallBrings(Algorithm algorithm) {
             Tier perSecond = Tier.of(5, ofSeconds(1), algorithm);
             Tier perHour = Tier.of(100, ofHours(1), algorithm);
@@ -1872,7 +1984,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void otherKeysAreNotPaused(Algorithm algorithm) {
             Tier tier = Tier.of(3, ofMinutes(1), algorithm);
             assumePauses(tier);
@@ -1882,7 +1994,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void aResetEndsAPause(Algorithm algorithm) {
             Tier tier = Tier.of(3, ofMinutes(1), algorithm);
             assumePauses(tier);
@@ -1893,7 +2005,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void pausesAsynchronouslyAsItPausesSynchronously(Algorithm algorithm) {
             Tier tier = Tier.of(3, ofMinutes(1), algorithm);
             assumePauses(tier);
@@ -1903,7 +2015,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void aLimiterPausesAKeyUnderItsPlan(Algorithm algorithm) {
             Tier tier = Tier.of(3, ofMinutes(1), algorithm);
             Tier gold = Tier.of(30, ofMinutes(1), algorithm);
@@ -2089,7 +2201,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void aCallOfAKeyResetSinceIsNotRecounted(Algorithm algorithm) {
             Tier tier = Tier.of(3, ofSeconds(1), algorithm);
             assumeRecounts(tier);
@@ -2103,7 +2215,7 @@ public abstract class RateLimitStoreContract {
         }
 
         @ParameterizedTest
-        @EnumSource(Algorithm.class)
+        @RateAlgorithms
         void aKeyNeverSeenHasNothingToRecount(Algorithm algorithm) {
             Tier tier = Tier.of(3, ofMinutes(1), algorithm);
             assumeRecounts(tier);

@@ -105,14 +105,38 @@ public final class PropertiesLimitOverrides implements LimitOverrides, Applicati
     }
 
     private static Tier tier(String property, SluiceProperties.TierProperties tier, Algorithm algorithm) {
+        if (tier.getConcurrency() != null) {
+            return concurrencyTier(property, tier);
+        }
+        if (tier.getLease() != null) {
+            throw new SluiceConfigurationException(property + ".lease is set without concurrency",
+                    "Set " + property + ".concurrency to limit the calls running at once, or remove the lease.", null);
+        }
         if (tier.getLimit() == null || tier.getWindow() == null) {
-            throw new SluiceConfigurationException(property + " needs both a limit and a window",
-                    "Set " + property + ".limit and " + property + ".window, or remove the tier.", null);
+            throw new SluiceConfigurationException(property + " needs both a limit and a window, or a concurrency",
+                    "Set " + property + ".limit and " + property + ".window, or " + property + ".concurrency, or"
+                    + " remove the tier.", null);
         }
         try {
             Algorithm counted = tier.getAlgorithm() != null ? tier.getAlgorithm() : algorithm;
             return new Tier(tier.getLimit(), tier.getWindow(), counted, tier.isCountRejected(),
                     tier.getBlockFor());
+        } catch (IllegalArgumentException e) {
+            throw new SluiceConfigurationException(property + " is invalid: " + e.getMessage(),
+                    "Correct the figures of " + property + ".", e);
+        }
+    }
+
+    /** A tier with {@code concurrency}, which takes nothing of a rate tier. */
+    private static Tier concurrencyTier(String property, SluiceProperties.TierProperties tier) {
+        if (tier.getLimit() != null || tier.getWindow() != null || tier.getAlgorithm() != null || tier.isCountRejected()
+                || !tier.getBlockFor().isZero()) {
+            throw new SluiceConfigurationException(property + " gives concurrency with the settings of a rate"
+                    + " (limit, window, algorithm, count-rejected or block-for)",
+                    "Give " + property + ".concurrency (and lease) alone, and the rate as a tier of its own.", null);
+        }
+        try {
+            return Tier.concurrency(tier.getConcurrency(), tier.getLease() != null ? tier.getLease() : Tier.DEFAULT_LEASE);
         } catch (IllegalArgumentException e) {
             throw new SluiceConfigurationException(property + " is invalid: " + e.getMessage(),
                     "Correct the figures of " + property + ".", e);

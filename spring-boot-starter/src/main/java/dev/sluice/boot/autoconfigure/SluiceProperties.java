@@ -1642,8 +1642,20 @@ public class SluiceProperties {
         }
     }
 
-    /** One configured tier; limit and window are required. */
+    /**
+     * One configured tier: a rate, with limit and window required; or a limit on calls running at
+     * once, with concurrency (and optionally lease) in their place.
+     */
     public static class TierProperties {
+
+        /** At most this many calls of a key running at once, in place of limit and window. */
+        private @Nullable Long concurrency;
+
+        /**
+         * With concurrency: how long a shared store keeps a permit whose holder stopped renewing
+         * it (its instance died or stopped answering); unset, 30s.
+         */
+        private @Nullable Duration lease;
 
         /** Permits per window (for TOKEN_BUCKET, the capacity). */
         private @Nullable Long limit;
@@ -1659,6 +1671,42 @@ public class SluiceProperties {
 
         /** After this tier rejects a call, reject the key for this long. */
         private Duration blockFor = Duration.ZERO;
+
+        /**
+         * At most this many calls running at once.
+         *
+         * @return the concurrency, or null for a rate tier
+         */
+        public @Nullable Long getConcurrency() {
+            return concurrency;
+        }
+
+        /**
+         * Sets how many calls of a key may run at once.
+         *
+         * @param concurrency the concurrency
+         */
+        public void setConcurrency(@Nullable Long concurrency) {
+            this.concurrency = concurrency;
+        }
+
+        /**
+         * The lease of a concurrency tier.
+         *
+         * @return the lease, or null for the default
+         */
+        public @Nullable Duration getLease() {
+            return lease;
+        }
+
+        /**
+         * Sets the lease of a concurrency tier.
+         *
+         * @param lease the lease
+         */
+        public void setLease(@Nullable Duration lease) {
+            this.lease = lease;
+        }
 
         /**
          * Permits per window.

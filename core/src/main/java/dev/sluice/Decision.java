@@ -21,10 +21,14 @@ import java.util.Objects;
  * @param retryAfter for a rejected call, the shortest wait after which the same call could
  *                   pass, assuming no other calls; zero when admitted
  * @param window     the binding tier's window, which rate-limit headers give as the policy's
- *                   {@code w}; zero when not known
+ *                   {@code w}; zero when not known, and for a concurrency tier, which has none
+ * @param concurrency whether the binding tier is a {@linkplain Tier#concurrency concurrency tier}:
+ *                   then {@code limit} and {@code remaining} count calls running at once, and a
+ *                   rejection's {@code retryAfter} is only a hint, as no store knows when a
+ *                   running call ends
  */
 public record Decision(boolean allowed, long limit, long remaining, Duration resetAfter, Duration retryAfter,
-                       Duration window) implements Serializable {
+                       Duration window, boolean concurrency) implements Serializable {
 
     /**
      * Checks the figures.
@@ -60,5 +64,20 @@ public record Decision(boolean allowed, long limit, long remaining, Duration res
      */
     public Decision(boolean allowed, long limit, long remaining, Duration resetAfter, Duration retryAfter) {
         this(allowed, limit, remaining, resetAfter, retryAfter, Duration.ZERO);
+    }
+
+    /**
+     * A decision bound by a rate tier.
+     *
+     * @param allowed    whether the call was admitted (and counted)
+     * @param limit      the binding tier's limit
+     * @param remaining  what the binding tier still admits
+     * @param resetAfter how long until the binding tier is back to its full limit
+     * @param retryAfter for a rejected call, the shortest wait after which it could pass
+     * @param window     the binding tier's window; zero when not known
+     */
+    public Decision(boolean allowed, long limit, long remaining, Duration resetAfter, Duration retryAfter,
+                    Duration window) {
+        this(allowed, limit, remaining, resetAfter, retryAfter, window, false);
     }
 }

@@ -3,6 +3,7 @@ package dev.sluice;
 import dev.sluice.internal.StoreKeys;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -580,7 +581,8 @@ abstract sealed class KeyState {
             Tier tier = binding;
             binding = null;
             return new Decision(allowed, tier.limit(), remaining, Durations.ofMillis(resetMillis),
-                    Durations.ofMillis(retryMillis), tier.window());
+                    Durations.ofMillis(retryMillis), tier.isConcurrency() ? Duration.ZERO : tier.window(),
+                    tier.isConcurrency());
         }
 
         Reservation reservation() {

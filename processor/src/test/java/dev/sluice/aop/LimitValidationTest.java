@@ -226,6 +226,31 @@ class LimitValidationTest {
         }
     }
 
+    static class NonPositiveConcurrency {
+        @RateLimited(concurrency = 0)
+        public void call() {
+        }
+    }
+
+    static class LeaseWithoutConcurrency {
+        @RateLimited(limit = 5, window = "1m", lease = "10s")
+        public void call() {
+        }
+    }
+
+    static class ConcurrencyAsAnAlgorithm {
+        @RateLimited(limit = 5, window = "1m", algorithm = Algorithm.CONCURRENCY)
+        public void call() {
+        }
+    }
+
+    static class TwoConcurrencies {
+        @RateLimited(concurrency = 2)
+        @RateLimited(concurrency = 3, lease = "5s")
+        public void call() {
+        }
+    }
+
     static Object[][] mistakes() {
         return new Object[][] {
             {NonPositiveLimit.class, "limit must be positive, was 0"},
@@ -261,6 +286,11 @@ class LimitValidationTest {
             {LimitAndLimitString.class, "limitString is given with limit (5); give one of them"},
             {LimitStringNotANumber.class, "limitString 'five' is not a whole number"},
             {TwoKeyErrorPolicies.class, "onKeyError gives [REJECT, SKIP]; give one policy"},
+            {NonPositiveConcurrency.class, "concurrency must be positive, was 0"},
+            {LeaseWithoutConcurrency.class, "lease is given without concurrency"},
+            {ConcurrencyAsAnAlgorithm.class, "algorithm is CONCURRENCY; declare a limit on calls running at once with"
+                    + " concurrency = N"},
+            {TwoConcurrencies.class, "two concurrency tiers"},
         };
     }
 

@@ -817,9 +817,11 @@ public final class RedissonRateLimitStore implements CountSyncStore {
                     + " ms after it was sent) and did not count it", RedisCalls.RETRY_AFTER);
         }
         serverClock.sample(DecisionCodec.figure(reply, 5));
+        // A window of -1: the binding tier is a concurrency tier, which has none.
+        long window = DecisionCodec.figure(reply, 7);
         return new Decision(allowed == 1, DecisionCodec.figure(reply, 1), DecisionCodec.figure(reply, 2),
                 Duration.ofMillis(DecisionCodec.figure(reply, 3)), Duration.ofMillis(DecisionCodec.figure(reply, 4)),
-                Duration.ofMillis(DecisionCodec.figure(reply, 7)));
+                Duration.ofMillis(Math.max(0, window)), window < 0);
     }
 
     /** A script as sent: {@code expiry.lua}, which every script reads, then the script's own text. */

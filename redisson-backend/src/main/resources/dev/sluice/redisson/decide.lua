@@ -40,7 +40,8 @@
 -- Returns results in the calls' order (identical calls sent once counting as many), each ten
 -- little-endian doubles (struct '<dddddddddd'), which the client reads without parsing a number:
 -- allowed (1 or 0), limit, remaining, resetAfter ms, retryAfter ms, server TIME ms, the time the
--- call was decided at (for give-back.lua), the binding tier's window ms, the ms until a reserved
+-- call was decided at (for give-back.lua), the binding tier's window ms (-1 for a concurrency
+-- tier), the ms until a reserved
 -- permit is due (0 when due now), and how many calls in a row the result answers: identical calls
 -- admitted together, each with the cost fewer remaining than the one before, or rejected alike.
 -- A call whose deadline had passed, and for which nothing was done, has -1, the server's TIME ms
@@ -226,6 +227,12 @@ local function wait(t, now, cost)
   return t.window - elapsed + elapsed_next
 end
 
+-- The binding tier's window as a result gives it: -1 for a concurrency tier, which has none.
+local function window_of(t)
+  if t.algorithm == 'cc' then return -1 end
+  return t.window
+end
+
 local function remaining(t, now)
   local left = available(t, now)
   if left < 0 then return 0 elseif left > t.limit then return t.limit end
@@ -367,8 +374,8 @@ local function decide(id, figures, first)
           run = run + more
         end
       end
-      results[#results + 1] = struct.pack('<dddddddddd', 1, t.limit, left, until_full, 0, server_now, now, t.window,
-                                          fits and 0 or delay, run)
+      results[#results + 1] = struct.pack('<dddddddddd', 1, t.limit, left, until_full, 0, server_now, now,
+                                          window_of(t), fits and 0 or delay, run)
     else
       local block, counted = 0, false
       for i = 1, count do
@@ -397,7 +404,7 @@ local function decide(id, figures, first)
       if block_left > 0 then left = 0 end
       results[#results + 1] = struct.pack('<dddddddddd', 0, binding.limit, left,
                                           math.max(block_left, reset(binding, now)), math.max(block_left, longest),
-                                          server_now, now, binding.window, 0, run)
+                                          server_now, now, window_of(binding), 0, run)
     end
     call = call + run
   end

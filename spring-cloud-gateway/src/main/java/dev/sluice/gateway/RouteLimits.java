@@ -18,12 +18,14 @@ import dev.sluice.boot.autoconfigure.SluiceProperties;
 import dev.sluice.boot.web.ClientIpResolver;
 import dev.sluice.boot.web.RuleExpressions;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
@@ -39,6 +41,8 @@ import org.springframework.expression.spel.support.StandardEvaluationContext;
  * of {@code sluice.http.rules} ({@link RuleExpressions}).
  */
 final class RouteLimits {
+
+    private static final System.Logger LOGGER = System.getLogger(RouteLimits.class.getName());
 
     private final RateLimiterRegistry registry;
     private final LimitChanges changes;
@@ -195,6 +199,29 @@ final class RouteLimits {
 
     private StandardEvaluationContext context(Map<String, @Nullable Object> variables) {
         return expressions.context(variables);
+    }
+
+    /**
+     * What ends a request admitted under a route whose limiter holds permits while requests run:
+     * releases its permit, without waiting, once; {@code null} for a limiter holding none. A
+     * permit that cannot be released is left to its lease, where the store keeps one.
+     */
+    @Nullable Runnable held(RouteLimit limit, String key, @Nullable String plan) {
+        RateLimiter limiter = limit.limiter();
+        if (!limiter.holdsPermits()) {
+            return null;
+        }
+        Instant admittedAt = registry.clock().instant();
+        AtomicBoolean released = new AtomicBoolean();
+        return () -> {
+            if (released.compareAndSet(false, true)) {
+                limiter.releaseAsync(key, 1, plan, admittedAt).exceptionally(failure -> {
+                    LOGGER.log(System.Logger.Level.DEBUG, "Rate limit '" + limit.name() + "' could not release the"
+                            + " permit of a request that ended: " + failure.getClass().getName());
+                    return null;
+                });
+            }
+        };
     }
 
     /**

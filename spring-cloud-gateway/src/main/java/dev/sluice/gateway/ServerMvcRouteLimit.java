@@ -120,7 +120,15 @@ final class ServerMvcRouteLimit implements HandlerFilterFunction<ServerResponse,
         if (servletResponse != null) {
             filter.headers().writeDecision(servletRequest, servletResponse, limit.name(), decision);
         }
-        return next.handle(request);
+        Runnable held = filter.limits().held(limit, key, plan);
+        if (held == null) {
+            return next.handle(request);
+        }
+        try {
+            return next.handle(request);
+        } finally {
+            held.run();
+        }
     }
 
     /** The key function's key, or the empty string for a route without one (whose expression gives the key). */

@@ -1,5 +1,6 @@
 package dev.sluice.gateway;
 
+import dev.sluice.Decision;
 import dev.sluice.RateLimitExceededException;
 import dev.sluice.StoreUnavailableException;
 import dev.sluice.aop.RateLimitKeyException;
@@ -10,8 +11,10 @@ import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.springframework.cloud.gateway.event.FilterArgsEvent;
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
@@ -193,8 +196,11 @@ public class SluiceGatewayRateLimiter extends AbstractRateLimiter<SluiceGatewayR
             }
             Mono<String> gatewayKey = limit.key() != null ? Mono.just("")
                     : keyResolver.resolve(exchange).defaultIfEmpty("");
-            return gatewayKey.flatMap(key -> decide(limit, key, exchange))
-                    .flatMap(admitted -> admitted ? chain.filter(exchange) : Mono.empty());
+            // Whatever ends the request, cancelled by a client that went away too, releases the permit it holds.
+            Held held = new Held();
+            return gatewayKey.flatMap(key -> decide(limit, key, exchange, held))
+                    .flatMap(admitted -> admitted ? chain.filter(exchange) : Mono.empty())
+                    .doFinally(signal -> held.end());
         });
     }
 
@@ -218,8 +224,13 @@ public class SluiceGatewayRateLimiter extends AbstractRateLimiter<SluiceGatewayR
                         + " ServerWebExchangeContextFilter"));
             }
             RouteLimits.RouteLimit limit = route(routeId);
+            if (limit != null && limit.limiter().holdsPermits()) {
+                return Mono.error(new IllegalStateException("Route '" + routeId + "' limits the requests running at"
+                        + " once, whose permits only its RequestRateLimiter filter releases when they end; it was"
+                        + " asked without it"));
+            }
             return limit == null ? Mono.just(ADMITTED)
-                    : decide(limit, id, exchange).map(admitted -> admitted ? ADMITTED : REFUSED);
+                    : decide(limit, id, exchange, new Held()).map(admitted -> admitted ? ADMITTED : REFUSED);
         });
     }
 
@@ -229,7 +240,8 @@ public class SluiceGatewayRateLimiter extends AbstractRateLimiter<SluiceGatewayR
      * @param gatewayKey the key the route's {@code KeyResolver} gave; blank for none
      * @return whether the request may go on
      */
-    private Mono<Boolean> decide(RouteLimits.RouteLimit limit, String gatewayKey, ServerWebExchange exchange) {
+    private Mono<Boolean> decide(RouteLimits.RouteLimit limit, String gatewayKey, ServerWebExchange exchange,
+                                 Held held) {
         String key;
         String plan;
         try {
@@ -251,10 +263,20 @@ public class SluiceGatewayRateLimiter extends AbstractRateLimiter<SluiceGatewayR
             }
             plan = null;
         }
-        return Mono.fromCompletionStage(limit.limiter().acquireAsync(key, 1, plan))
+        String counted = key;
+        String planned = plan;
+        CompletableFuture<Decision> acquiring = limit.limiter().acquireAsync(key, 1, plan).toCompletableFuture();
+        return Mono.fromFuture(acquiring, true)
                 .map(decision -> {
+                    held.set(limits.held(limit, counted, planned));
                     headers.writeDecision(exchange, limit.name(), decision);
                     return true;
+                })
+                .doOnCancel(() -> {
+                    // Out of the line it waits in; a permit it was given as the client went away goes back.
+                    if (!acquiring.cancel(false)) {
+                        acquiring.thenAccept(decision -> held.setIfNone(limits.held(limit, counted, planned)));
+                    }
                 })
                 .onErrorMap(CompletionException.class, failure -> failure.getCause() != null ? failure.getCause()
                         : failure)
@@ -262,6 +284,35 @@ public class SluiceGatewayRateLimiter extends AbstractRateLimiter<SluiceGatewayR
                         rejection -> answer(exchange, answers.tooManyRequests(rejection, exchange)))
                 .onErrorResume(StoreUnavailableException.class,
                         unavailable -> answer(exchange, answers.serviceUnavailable(unavailable)));
+    }
+
+    /** The release of the permit one request holds, if its route's limiter holds permits, run once it ends. */
+    private static final class Held {
+
+        private final AtomicReference<@Nullable Runnable> release = new AtomicReference<>();
+        private volatile boolean ended;
+
+        void set(@Nullable Runnable release) {
+            this.release.set(release);
+            if (ended) {
+                end();
+            }
+        }
+
+        /** A permit given after the request was cancelled, unless the request holds one already. */
+        void setIfNone(@Nullable Runnable late) {
+            if (late != null && release.compareAndSet(null, late) && ended) {
+                end();
+            }
+        }
+
+        void end() {
+            ended = true;
+            Runnable held = release.getAndSet(null);
+            if (held != null) {
+                held.run();
+            }
+        }
     }
 
     /** {@code #ip}, {@code #request} and {@code #path} of the exchange; none for a route without expressions. */

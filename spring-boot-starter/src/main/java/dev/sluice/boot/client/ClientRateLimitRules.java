@@ -222,17 +222,23 @@ final class ClientRateLimitRules {
      * @param request the request, for the expressions' {@code #request}
      * @return the permits, one per rule that counted the request
      * @throws dev.sluice.RateLimitExceededException when a rule refuses the request; the permits
-     *         of the rules before it stay taken, as the partner may still be called
+     *         of the rules before it stay taken, as the partner may still be called, but those
+     *         held while requests run are released
      */
     List<Permit> admit(List<Rule> matched, URI uri, Object request) {
         List<Permit> permits = new ArrayList<>(matched.size());
-        for (Rule rule : matched) {
-            lapse(rule);
-            Call call = call(rule, uri, request);
-            if (call != null) {
-                rule.limiter.acquire(call.key, 1, call.plan);
-                permits.add(new Permit(rule, call.key, call.plan, registry.clock().instant()));
+        try {
+            for (Rule rule : matched) {
+                lapse(rule);
+                Call call = call(rule, uri, request);
+                if (call != null) {
+                    rule.limiter.acquire(call.key, 1, call.plan);
+                    permits.add(new Permit(rule, call.key, call.plan, registry.clock().instant()));
+                }
             }
+        } catch (RuntimeException refused) {
+            release(permits);
+            throw refused;
         }
         return permits;
     }
@@ -293,6 +299,8 @@ final class ClientRateLimitRules {
             if (failure != null) {
                 if (!admitted.completeExceptionally(failure) && admitted.isCancelled()) {
                     giveBack(taken);
+                } else {
+                    release(taken);
                 }
                 return;
             }
@@ -301,7 +309,7 @@ final class ClientRateLimitRules {
         });
     }
 
-    /** Gives back the permits of a request that will not be sent, where their stores can. */
+    /** Gives back the permits of a request that will not be sent, where their stores can, and releases those held. */
     private void giveBack(List<Permit> permits) {
         for (Permit permit : permits) {
             if (permit.rule.limiter.givesBack()) {
@@ -309,6 +317,19 @@ final class ClientRateLimitRules {
                         () -> permit.rule.limiter.giveBackAsync(permit.key, 1, permit.plan, permit.admittedAt));
             }
         }
+        release(permits);
+    }
+
+    /** Releases the permits a request held under rules with a concurrency tier, once it has ended. */
+    private List<CompletableFuture<Void>> release(List<Permit> permits) {
+        List<CompletableFuture<Void>> released = new ArrayList<>(permits.size());
+        for (Permit permit : permits) {
+            if (permit.rule.limiter.holdsPermits()) {
+                released.add(quietly(permit.rule, "release the permit of a request that ended",
+                        () -> permit.rule.limiter.releaseAsync(permit.key, 1, permit.plan, permit.admittedAt)));
+            }
+        }
+        return released;
     }
 
     /** Goes back to a rule's tiers once the quotas its partner stated have lapsed. */
@@ -319,7 +340,8 @@ final class ClientRateLimitRules {
     }
 
     /**
-     * The partner answered a request: each permit is counted again from now, and with
+     * The partner answered a request: each permit is counted again from now, those held while
+     * requests run are released, and with
      * {@code adapt} the answer's pause and quotas are applied. The caller hands the answer on
      * once the stage completes, so that the next request of the same caller finds the store
      * changed; the store's own timeout bounds the wait.
@@ -331,6 +353,7 @@ final class ClientRateLimitRules {
      */
     CompletableFuture<Void> answered(List<Permit> permits, int status, HttpHeaders headers) {
         List<CompletableFuture<Void>> changes = new ArrayList<>(recount(permits));
+        changes.addAll(release(permits));
         PartnerAnswer answer = null;
         for (Permit permit : permits) {
             Rule rule = permit.rule;
@@ -347,12 +370,14 @@ final class ClientRateLimitRules {
 
     /**
      * A request was sent but brought no answer (an I/O error, a timeout, a cancellation): it may
-     * have reached the partner, so each permit is counted again from now, as for an answer.
+     * have reached the partner, so each permit is counted again from now, as for an answer, and
+     * those held are released.
      *
      * @param permits the request's permits
      */
     void unanswered(List<Permit> permits) {
         recount(permits);
+        release(permits);
     }
 
     private List<CompletableFuture<Void>> recount(List<Permit> permits) {

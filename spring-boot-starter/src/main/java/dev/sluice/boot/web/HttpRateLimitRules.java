@@ -65,6 +65,9 @@ import org.springframework.web.util.pattern.PathPatternParser;
  * status is one the rule counts. Such a rule needs a store that can give permits back, which is
  * checked when the application starts.
  *
+ * <p>A rule with a concurrency tier holds a permit while its request runs, released when the
+ * request ends, whatever its status, also when the client goes away.
+ *
  * <p>Public for the filters of Spring MVC and WebFlux, in their own packages; the starter builds it.
  */
 public final class HttpRateLimitRules {
@@ -249,8 +252,9 @@ public final class HttpRateLimitRules {
     }
 
     /**
-     * A permit a request took under a rule that counts requests by their outcome: given back once
-     * the response's status is known, unless the rule counts that status.
+     * A permit a request took under a rule that counts requests by their outcome, or that holds
+     * permits while requests run: given back once the response's status is known, unless the rule
+     * counts that status, and released once the request ends.
      *
      * @param admittedAt when it was taken, by the limiter's clock
      */
@@ -258,13 +262,27 @@ public final class HttpRateLimitRules {
     }
 
     /**
-     * The permit a request just took under a rule, if the rule counts requests by their outcome.
+     * The permit a request just took under a rule, if the rule counts requests by their outcome
+     * or holds permits while they run.
      *
-     * @return the permit, or {@code null} for a rule counting every request
+     * @return the permit, or {@code null} for a rule counting every request, holding nothing
      */
     public @Nullable Taken taken(Rule rule, Call call) {
         // Read after the decision: a sliding log gives back an entry made no later than this.
-        return rule.countOn == null ? null : new Taken(rule, call, registry.clock().instant());
+        return rule.countOn == null && !rule.limiter.holdsPermits() ? null
+                : new Taken(rule, call, registry.clock().instant());
+    }
+
+    /**
+     * Ends a request: {@linkplain #giveBack gives back} the permits its status does not count,
+     * and {@linkplain #release releases} those it held.
+     *
+     * @param taken  the request's permits
+     * @param status its response's status
+     */
+    public void end(List<Taken> taken, int status) {
+        giveBack(taken, status);
+        release(taken);
     }
 
     /**
@@ -278,25 +296,46 @@ public final class HttpRateLimitRules {
     public void giveBack(List<Taken> taken, int status) {
         for (Taken permit : taken) {
             Rule rule = permit.rule;
-            if (rule.countOn == null || rule.countOn.counts(status)) {
-                continue;
+            if (rule.countOn != null && !rule.countOn.counts(status)) {
+                settle(rule, "give back the permit of a request answered " + status + ", which stays counted",
+                        () -> rule.limiter.giveBackAsync(permit.call.key(), 1, permit.call.plan(), permit.admittedAt));
             }
-            CompletionStage<Void> given;
-            try {
-                given = rule.limiter.giveBackAsync(permit.call.key(), 1, permit.call.plan(), permit.admittedAt);
-            } catch (RuntimeException e) {
-                given = CompletableFuture.failedFuture(e);
-            }
-            given.whenComplete((done, failure) -> {
-                if (failure != null) {
-                    // The store's message may quote the key, which no log line shows.
-                    System.Logger.Level level = warnedGiveBacks.add(rule.name) ? System.Logger.Level.WARNING
-                            : System.Logger.Level.DEBUG;
-                    LOGGER.log(level, "Rate limit rule '" + rule.name + "' could not give back the permit of a"
-                            + " request answered " + status + ", which stays counted: " + failure.getClass().getName());
-                }
-            });
         }
+    }
+
+    /**
+     * Releases, without waiting, the permits a request that ended held under rules with a
+     * concurrency tier. Never fails: a permit that cannot be released is left to its lease, where
+     * the store keeps one, and the first such failure of each rule is logged.
+     *
+     * @param taken the request's permits
+     */
+    public void release(List<Taken> taken) {
+        for (Taken permit : taken) {
+            Rule rule = permit.rule;
+            if (rule.limiter.holdsPermits()) {
+                settle(rule, "release the permit of a request that ended",
+                        () -> rule.limiter.releaseAsync(permit.call.key(), 1, permit.call.plan(), permit.admittedAt));
+            }
+        }
+    }
+
+    private void settle(Rule rule, String operation, Supplier<CompletionStage<Void>> call) {
+        CompletionStage<Void> done;
+        try {
+            done = call.get();
+        } catch (RuntimeException e) {
+            done = CompletableFuture.failedFuture(e);
+        }
+        done.whenComplete((ignored, failure) -> {
+            if (failure != null) {
+                // The store's message may quote the key, which no log line shows.
+                System.Logger.Level level = warnedGiveBacks.add(rule.name) ? System.Logger.Level.WARNING
+                        : System.Logger.Level.DEBUG;
+                LOGGER.log(level, "Rate limit rule '" + rule.name + "' could not " + operation + ": "
+                        + failure.getClass().getName());
+            }
+        });
     }
 
     private static Map<String, String> variables(Rule rule, PathContainer path) {

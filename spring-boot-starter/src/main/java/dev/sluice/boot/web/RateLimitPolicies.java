@@ -22,8 +22,10 @@ import org.jspecify.annotations.Nullable;
  * is what that tier still admits and {@code t} the effective window in seconds: for a rejection,
  * the wait after which the call could pass, which {@code Retry-After} gives too; for an admitted
  * call, the time until the tier is back to its full quota. Once the request is rejected, no
- * {@code t} is later than its {@code Retry-After}, as the draft asks. The {@code X-RateLimit-*}
- * headers carry the most restrictive policy.
+ * {@code t} is later than its {@code Retry-After}, as the draft asks. A policy whose decision
+ * binds a concurrency tier has the quota unit {@code qu="concurrent-requests"}, no window, and
+ * no {@code t}: nobody knows when a running request ends. The {@code X-RateLimit-*} headers carry
+ * the most restrictive policy.
  *
  * <p>Public for the header writers of Spring MVC and WebFlux, in their own packages, which keep one
  * per request.
@@ -81,11 +83,11 @@ public final class RateLimitPolicies {
         List<Policy> all = List.copyOf(policies.values());
         if (headers != SluiceProperties.Headers.X_RATELIMIT) {
             fields.put("RateLimit-Policy", all.stream()
-                    .map(policy -> quoted(policy.name) + ";q=" + policy.decision.limit() + window(policy.decision))
+                    .map(policy -> quoted(policy.name) + ";q=" + policy.decision.limit() + unitAndWindow(policy.decision))
                     .collect(Collectors.joining(", ")));
             fields.put("RateLimit", all.stream()
                     .map(policy -> quoted(policy.name) + ";r=" + policy.decision.remaining()
-                            + ";t=" + withinRetryAfter(policy.effectiveWindow()))
+                            + (policy.decision.concurrency() ? "" : ";t=" + withinRetryAfter(policy.effectiveWindow())))
                     .collect(Collectors.joining(", ")));
         }
         if (headers != SluiceProperties.Headers.IETF) {
@@ -108,8 +110,15 @@ public final class RateLimitPolicies {
         return retryAfter == null ? seconds : Math.min(seconds, retryAfter);
     }
 
-    /** {@code ;w=<seconds>} of the tier the decision binds, when the store said which. */
-    private static String window(Decision decision) {
+    /**
+     * {@code ;w=<seconds>} of the tier the decision binds, when the store said which; for a tier
+     * limiting the calls running at once, the quota unit {@code concurrent-requests}, and no
+     * window.
+     */
+    private static String unitAndWindow(Decision decision) {
+        if (decision.concurrency()) {
+            return ";qu=\"concurrent-requests\"";
+        }
         return decision.window().isZero() ? "" : ";w=" + seconds(decision.window());
     }
 

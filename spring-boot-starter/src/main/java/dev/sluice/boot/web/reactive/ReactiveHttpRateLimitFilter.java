@@ -1,5 +1,6 @@
 package dev.sluice.boot.web.reactive;
 
+import dev.sluice.Decision;
 import dev.sluice.RateLimitExceededException;
 import dev.sluice.StoreUnavailableException;
 import dev.sluice.aop.RateLimitKeyException;
@@ -7,7 +8,9 @@ import dev.sluice.boot.web.ClientIpResolver;
 import dev.sluice.boot.web.HttpRateLimitRules;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.Ordered;
@@ -87,7 +90,9 @@ final class ReactiveHttpRateLimitFilter implements WebFilter, Ordered {
                 .then(Mono.just(true))
                 .onErrorResume(ReactiveHttpRateLimitFilter::isRefusal, refused -> answer(exchange, refused)
                         .then(Mono.just(false)))
-                .flatMap(admitted -> admitted ? chain.filter(exchange) : Mono.empty());
+                .flatMap(admitted -> admitted ? chain.filter(exchange) : Mono.empty())
+                // However it ends, cancelled by a client that went away too.
+                .doFinally(signal -> outcome.ended());
     }
 
     /** One rule's decision: completes when it admits the request, fails with the refusal otherwise. */
@@ -99,13 +104,21 @@ final class ReactiveHttpRateLimitFilter implements WebFilter, Ordered {
             if (call == null) {
                 return Mono.empty();
             }
-            return Mono.fromCompletionStage(rule.limiter().acquireAsync(call.key(), 1, call.plan()))
+            CompletableFuture<Decision> acquiring = rule.limiter().acquireAsync(call.key(), 1, call.plan())
+                    .toCompletableFuture();
+            return Mono.fromFuture(acquiring, true)
                     .doOnNext(decision -> {
                         HttpRateLimitRules.Taken permit = rules.taken(rule, call);
                         if (permit != null) {
                             outcome.add(permit);
                         }
                         headers.writeDecision(exchange, rule.name(), decision);
+                    })
+                    .doOnCancel(() -> {
+                        // Out of the line it waits in; a permit it was given as the client went away goes back.
+                        if (!acquiring.cancel(false)) {
+                            acquiring.thenAccept(decision -> outcome.admittedAfterCancel(rules.taken(rule, call)));
+                        }
                     })
                     .then();
         }).onErrorMap(CompletionException.class, failure -> failure.getCause() != null ? failure.getCause() : failure);
@@ -115,13 +128,15 @@ final class ReactiveHttpRateLimitFilter implements WebFilter, Ordered {
      * The permits one request took under rules that count requests by their outcome, given back
      * when its response is committed: the moment its status is settled, whoever answers (the
      * handler, this filter's refusal, or the application's handling of an error that escaped the
-     * filter chain, which runs after it).
+     * filter chain, which runs after it); and those it holds under rules with a concurrency tier,
+     * released once the request ends.
      */
     private final class Outcome {
 
         private final ServerHttpResponse response;
         /** Added to while the rules decide, one after the other; read once the response commits. */
         private final List<HttpRateLimitRules.Taken> taken = new ArrayList<>();
+        private final AtomicBoolean ended = new AtomicBoolean();
 
         Outcome(ServerHttpResponse response) {
             this.response = response;
@@ -137,6 +152,21 @@ final class ReactiveHttpRateLimitFilter implements WebFilter, Ordered {
                 });
             }
             taken.add(permit);
+        }
+
+        /** Releases the permits held, once. */
+        void ended() {
+            if (ended.compareAndSet(false, true)) {
+                rules.release(taken);
+            }
+        }
+
+        /** Releases a permit given to a request after it was cancelled, unless it was counted in already. */
+        void admittedAfterCancel(HttpRateLimitRules.@Nullable Taken permit) {
+            if (permit != null && taken.stream().noneMatch(held -> held.rule() == permit.rule()
+                    && held.call().equals(permit.call()))) {
+                rules.release(List.of(permit));
+            }
         }
     }
 

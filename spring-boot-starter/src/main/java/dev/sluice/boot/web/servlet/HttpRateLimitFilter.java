@@ -76,10 +76,10 @@ final class HttpRateLimitFilter extends OncePerRequestFilter {
                 try {
                     answer(request, response, refused);
                 } catch (RuntimeException unanswered) {
-                    giveBack(taken, statusAfterFailure(response));
+                    end(taken, statusAfterFailure(response));
                     throw unanswered;
                 }
-                giveBack(taken, response.getStatus());
+                end(taken, response.getStatus());
                 return;
             }
         }
@@ -90,19 +90,20 @@ final class HttpRateLimitFilter extends OncePerRequestFilter {
         try {
             chain.doFilter(request, response);
         } catch (Throwable failure) {
-            giveBack(taken, statusAfterFailure(response));
+            end(taken, statusAfterFailure(response));
             throw failure;
         }
         if (request.isAsyncStarted()) {
-            request.getAsyncContext().addListener(new GiveBackWhenComplete(taken, response));
+            request.getAsyncContext().addListener(new EndWhenComplete(taken, response));
         } else {
-            giveBack(taken, response.getStatus());
+            end(taken, response.getStatus());
         }
     }
 
-    private void giveBack(@Nullable List<HttpRateLimitRules.Taken> taken, int status) {
+    /** Ends a request: gives back what its status does not count, and releases what it held. */
+    private void end(@Nullable List<HttpRateLimitRules.Taken> taken, int status) {
         if (taken != null) {
-            rules.giveBack(taken, status);
+            rules.end(taken, status);
         }
     }
 
@@ -123,23 +124,23 @@ final class HttpRateLimitFilter extends OncePerRequestFilter {
     }
 
     /**
-     * Gives back the permits of an asynchronous request once it completes, by the status it was
-     * answered with: whatever went wrong before (a timeout, an error), the application or the
+     * Ends an asynchronous request once it completes: gives back its permits by the status it
+     * was answered with, and releases those it held; whatever went wrong before (a timeout, an error), the application or the
      * container has answered it by then.
      */
-    private final class GiveBackWhenComplete implements AsyncListener {
+    private final class EndWhenComplete implements AsyncListener {
 
         private final List<HttpRateLimitRules.Taken> taken;
         private final HttpServletResponse response;
 
-        GiveBackWhenComplete(List<HttpRateLimitRules.Taken> taken, HttpServletResponse response) {
+        EndWhenComplete(List<HttpRateLimitRules.Taken> taken, HttpServletResponse response) {
             this.taken = taken;
             this.response = response;
         }
 
         @Override
         public void onComplete(AsyncEvent event) {
-            giveBack(taken, response.getStatus());
+            end(taken, response.getStatus());
         }
 
         @Override

@@ -320,7 +320,7 @@ abstract sealed class KeyState {
             if (state instanceof Concurrency) {
                 // Held permits count until they are given back, whatever the clock says of when they were taken.
                 state.giveBack(now, admitted, tier.windowMillis(), tier.limit(), cost);
-                state.fullAt(now + state.keepMillis(now, tier.windowMillis(), tier.limit()));
+                state.fullAt(now + state.keepMillis(state.resetMillis(now, tier.windowMillis(), tier.limit())));
                 released = true;
             } else if (state != null && state.since <= admitted) {
                 state.giveBack(now, admitted, tier.windowMillis(), tier.limit(), cost);
@@ -491,7 +491,7 @@ abstract sealed class KeyState {
             KeyState state = at(single, current, i);
             long left = remaining(now, window, limit, state);
             long reset = state.resetMillis(now, window, limit);
-            state.fullAt(now + state.keepMillis(now, window, limit));
+            state.fullAt(now + state.keepMillis(reset));
             if (left < fewest || (left == fewest && reset > longestReset)) {
                 tightest = i;
                 fewest = left;
@@ -517,7 +517,7 @@ abstract sealed class KeyState {
             KeyState state = at(single, current, i);
             long left = remaining(now, window, limit, state);
             long reset = state.resetMillis(now, window, limit);
-            state.fullAt(now + state.keepMillis(now, window, limit));
+            state.fullAt(now + state.keepMillis(reset));
             long tierWait = state.waitMillis(now, window, limit, cost);
             if (tierWait > wait) {
                 wait = tierWait;
@@ -609,11 +609,11 @@ abstract sealed class KeyState {
     abstract boolean isFull();
 
     /**
-     * Milliseconds the counters must be kept for: until they are back to full, which is when
-     * they equal fresh ones.
+     * Milliseconds the counters must be kept for, given {@link #resetMillis}: until they are back
+     * to full, which is when they equal fresh ones.
      */
-    long keepMillis(long now, long window, long limit) {
-        return resetMillis(now, window, limit);
+    long keepMillis(long resetMillis) {
+        return resetMillis;
     }
 
     /**
@@ -1160,7 +1160,7 @@ abstract sealed class KeyState {
         }
 
         @Override
-        long keepMillis(long now, long window, long limit) {
+        long keepMillis(long resetMillis) {
             return count == 0 ? 0 : Tier.MAX_LIMIT_TIMES_WINDOW_MILLIS;
         }
 

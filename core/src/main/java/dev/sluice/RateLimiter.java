@@ -476,7 +476,7 @@ public final class RateLimiter {
                 while (answer == null || waitBefore(answer.decision(), deadline) != null) {
                     if (answer != null) {
                         turn.rejected(answer.decision());
-                        sleeper.sleep(waitBefore(answer.decision(), deadline));
+                        sleep(key, answer.decision(), waitBefore(answer.decision(), deadline));
                     }
                     // The limits may have changed while the caller waited: it is decided by those in force.
                     answer = reserve(key, cost, currentTiers(plan), deadline);
@@ -532,6 +532,18 @@ public final class RateLimiter {
             }
         }
         return outcome(key, answer, waited || !reservation.delay().isZero() ? start : null);
+    }
+
+    /**
+     * Sleeps before asking again after a rejection: for one by a concurrency tier, until a call of
+     * the key ends in this instance, or for the store's hint of a wait, whichever is sooner.
+     */
+    private void sleep(String key, Decision rejection, Duration wait) throws InterruptedException {
+        if (rejection.concurrency()) {
+            sleeper.sleep(wait, waitLines.released(key));
+        } else {
+            sleeper.sleep(wait);
+        }
     }
 
     /** Whether the limits changed, or a key was paused, since the store gave this answer. */
@@ -711,7 +723,9 @@ public final class RateLimiter {
                     : inLineAsync(waiter, null));
         }
         waiter.turn.rejected(answer.decision());
-        return sleeper.sleepAsync(wait).thenCompose(ignored -> inLineAsync(waiter, null));
+        CompletionStage<Void> slept = answer.decision().concurrency()
+                ? sleeper.sleepAsync(wait, waitLines.released(waiter.key)) : sleeper.sleepAsync(wait);
+        return slept.thenCompose(ignored -> inLineAsync(waiter, null));
     }
 
     /**
@@ -748,7 +762,9 @@ public final class RateLimiter {
             return;
         }
         try {
-            giveBackAsync(key, cost, plan, clock.instant());
+            Instant now = clock.instant();
+            giveBackAsync(key, cost, plan, now);
+            releaseAsync(key, cost, plan, now);
         } catch (RuntimeException e) {
             // Kept counted, the strict side: the store could not take it back.
         }
@@ -1002,11 +1018,15 @@ public final class RateLimiter {
         String storeKey = storeKey(key);
         Duration ago = since(admittedAt);
         RateLimitStore admittedBy = admittedBy(storeKey, cost, admittedAt);
-        if (admittedBy != null) {
-            admittedBy.giveBack(storeKey, held, cost, ago);
-            return;
+        try {
+            if (admittedBy != null) {
+                admittedBy.giveBack(storeKey, held, cost, ago);
+            } else {
+                change(store -> store.giveBack(storeKey, held, cost, ago), false);
+            }
+        } finally {
+            waitLines.release(key);
         }
-        change(store -> store.giveBack(storeKey, held, cost, ago), false);
     }
 
     /**
@@ -1027,11 +1047,10 @@ public final class RateLimiter {
         String storeKey = storeKey(key);
         Duration ago = since(admittedAt);
         RateLimitStore admittedBy = admittedBy(storeKey, cost, admittedAt);
-        if (admittedBy != null) {
-            return admittedBy.giveBackAsync(storeKey, held, cost, ago);
-        }
-        return changeAsync(store -> store.giveBackAsync(storeKey, held, cost, ago),
-                store -> store.giveBack(storeKey, held, cost, ago), false);
+        CompletionStage<Void> released = admittedBy != null ? admittedBy.giveBackAsync(storeKey, held, cost, ago)
+                : changeAsync(store -> store.giveBackAsync(storeKey, held, cost, ago),
+                        store -> store.giveBack(storeKey, held, cost, ago), false);
+        return released.whenComplete((done, failure) -> waitLines.release(key));
     }
 
     /**

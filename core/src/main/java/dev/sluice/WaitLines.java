@@ -2,6 +2,7 @@ package dev.sluice;
 
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import org.jspecify.annotations.Nullable;
@@ -18,6 +19,9 @@ import org.jspecify.annotations.Nullable;
  * the store about one call per permit rather than one per waiter and wake-up.
  */
 final class WaitLines {
+
+    /** What a caller whose key has no line is woken by: nothing. */
+    private static final CompletionStage<?> NEVER = new CompletableFuture<Void>().minimalCompletionStage();
 
     private final ConcurrentHashMap<String, Line> lines = new ConcurrentHashMap<>();
 
@@ -67,6 +71,25 @@ final class WaitLines {
         }
     }
 
+    /**
+     * What completes when a call of the key ends and gives back the permits it held: the caller
+     * first in line, waiting for such a permit, asks again at once rather than at its next try.
+     */
+    CompletionStage<?> released(String key) {
+        Line line = lines.get(key);
+        return line == null ? NEVER : line.released;
+    }
+
+    /** A call of the key ended, giving back permits it held: the caller first in line asks again. */
+    void release(String key) {
+        Line line = lines.get(key);
+        if (line != null) {
+            CompletableFuture<Void> released = line.released;
+            line.released = new CompletableFuture<>();
+            released.complete(null);
+        }
+    }
+
     /** Leaves the line, first in it or not; the turn of the next caller comes. */
     void leave(Turn turn) {
         handOver(remove(turn));
@@ -113,6 +136,8 @@ final class WaitLines {
         int waiters;
         /** The latest rejection in this line, which a caller interrupted while in line reports. */
         volatile @Nullable Decision latestRejection;
+        /** Completes when a call of the key ends and gives back permits it held; then a new one follows. */
+        volatile CompletableFuture<Void> released = new CompletableFuture<>();
 
         Line(String key) {
             this.key = key;

@@ -12,8 +12,10 @@ import java.time.Instant
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.CompletionStage
 import java.util.concurrent.CopyOnWriteArrayList
+import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.cancelAndJoin
+import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.flow.toList
 import kotlinx.coroutines.launch
@@ -62,6 +64,38 @@ class SuspendFunctionLimitsTest {
         assertThat(rejected).isInstanceOf(RateLimitExceededException::class.java)
         assertThat(greeter.greet("bob")).isEqualTo("hello bob")
     }
+
+    @Test
+    fun `a suspend function holds its permit while it runs, and gives it back when it returns or is cancelled`() =
+        withGreeter { greeter ->
+            coroutineScope {
+                val done = CompletableDeferred<Unit>()
+                val running = launch(Dispatchers.Default) { greeter.export("ann", done) }
+                withTimeout(10_000) {
+                    while (greeter.exporting.get() == 0) {
+                        delay(1)
+                    }
+                }
+
+                val rejected = runCatching { greeter.export("ann", CompletableDeferred(Unit)) }.exceptionOrNull()
+                assertThat(rejected).isInstanceOfSatisfying(RateLimitExceededException::class.java) {
+                    assertThat(it.decision().concurrency()).isTrue()
+                }
+                done.complete(Unit)
+                running.join()
+                assertThat(greeter.export("ann", CompletableDeferred(Unit))).isEqualTo("exported ann")
+
+                val cancelled = launch(Dispatchers.Default) { greeter.export("bob", CompletableDeferred()) }
+                withTimeout(10_000) {
+                    while (greeter.exporting.get() == 0) {
+                        delay(1)
+                    }
+                }
+                cancelled.cancelAndJoin()
+                assertThat(greeter.export("bob", CompletableDeferred(Unit))).`as`("after the cancelled call")
+                    .isEqualTo("exported bob")
+            }
+        }
 
     @Test
     fun `the key expression names the parameter`() = withGreeter { greeter ->

@@ -59,6 +59,16 @@ public interface RateLimitListener {
     }
 
     /**
+     * A call that held permits of a concurrency tier ended and released them.
+     *
+     * @param limiter the limiter
+     * @param key     the call's key
+     * @param held    how long it held them, on the limiter's clock
+     */
+    default void onRelease(RateLimiter limiter, String key, Duration held) {
+    }
+
+    /**
      * A call's key or cost could not be worked out (an expression threw, or gave no usable
      * value); the limiter's key-error policy applies next.
      *

@@ -1025,7 +1025,15 @@ public final class RateLimiter {
                 change(store -> store.giveBack(storeKey, held, cost, ago), false);
             }
         } finally {
-            waitLines.release(key);
+            released(key, ago);
+        }
+    }
+
+    /** Wakes the first caller waiting in the key's line, and tells the listeners how long the call held its permits. */
+    private void released(String key, Duration held) {
+        waitLines.release(key);
+        for (RateLimitListener listener : listeners) {
+            listener.onRelease(this, key, held);
         }
     }
 
@@ -1050,7 +1058,7 @@ public final class RateLimiter {
         CompletionStage<Void> released = admittedBy != null ? admittedBy.giveBackAsync(storeKey, held, cost, ago)
                 : changeAsync(store -> store.giveBackAsync(storeKey, held, cost, ago),
                         store -> store.giveBack(storeKey, held, cost, ago), false);
-        return released.whenComplete((done, failure) -> waitLines.release(key));
+        return released.whenComplete((done, failure) -> released(key, ago));
     }
 
     /**

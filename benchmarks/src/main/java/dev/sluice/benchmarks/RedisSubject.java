@@ -18,12 +18,14 @@ import io.github.bucket4j.redis.redisson.cas.RedissonBasedProxyManager;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.List;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
 import org.redisson.Redisson;
+import org.redisson.api.RPermitExpirableSemaphore;
 import org.redisson.api.RRateLimiter;
 import org.redisson.api.RateType;
 import org.redisson.api.RedissonClient;
@@ -51,6 +53,13 @@ record RedisSubject(String name, Client client, boolean sluice, List<Tier> scrip
     static final String BATCHED = "Sluice SLIDING_WINDOW, batched (default)";
     /** The name of Sluice's Redis store sending one script call per decision. */
     static final String ONE_CALL_PER_DECISION = "Sluice SLIDING_WINDOW, batchSize(1)";
+    /** The name of Sluice's concurrency tier, each call a permit taken and given back. */
+    static final String CONCURRENCY_PAIR = "Sluice CONCURRENCY, acquire then release";
+    /** The name of Redisson's expirable semaphore, each call a permit taken with a lease and released. */
+    static final String REDISSON_SEMAPHORE_PAIR = "Redisson RPermitExpirableSemaphore, acquire then release";
+    /** The lease of both. */
+    private static final Duration LEASE = Duration.ofSeconds(30);
+
     /** The name of Sluice's local counting, synced with Redis once a second. */
     static final String LOCAL_SYNC = "Sluice LocalSyncRateLimitStore, SLIDING_WINDOW, 1 s sync";
 
@@ -200,6 +209,11 @@ record RedisSubject(String name, Client client, boolean sluice, List<Tier> scrip
         subjects.add(new RedisSubject("Sluice Bucket4jRedissonStore, TOKEN_BUCKET", Client.TUNED, true, List.of(),
                 (client, keys) -> store(Bucket4jRedissonStore.builder(client).build(), keys, tokenBucket)));
         subjects.add(redissonRateLimiter(limits));
+        List<Tier> concurrency = List.of(Tier.concurrency(limits.limit(), LEASE));
+        subjects.add(new RedisSubject(CONCURRENCY_PAIR, Client.TUNED, true, List.of(),
+                (client, keys) -> pairs(RedissonRateLimitStore.builder(client).build(), keys, concurrency)));
+        subjects.add(new RedisSubject(REDISSON_SEMAPHORE_PAIR, Client.DEFAULT, false, List.of(),
+                (client, keys) -> semaphorePairs(client, keys, limits)));
         subjects.add(new RedisSubject("Bucket4j RedissonBasedProxyManager", Client.DEFAULT, false, List.of(),
                 (client, keys) -> bucket4jProxies(client, keys, limits)));
         return subjects;
@@ -244,6 +258,69 @@ record RedisSubject(String name, Client client, boolean sluice, List<Tier> scrip
             @Override
             public CompletionStage<Boolean> decideAsync(int key) {
                 return store.tryAcquireAsync(keys[key], tiers, 1).thenApply(Decision::allowed);
+            }
+        };
+    }
+
+    /** A Sluice store taking a permit of a concurrency tier and giving it back, as a call that runs no time holds it. */
+    private static Decider pairs(RateLimitStore store, String[] keys, List<Tier> tiers) {
+        return new Decider() {
+            @Override
+            public boolean decide(int key) {
+                if (!store.tryAcquire(keys[key], tiers, 1).allowed()) {
+                    return false;
+                }
+                store.giveBack(keys[key], tiers, 1, Duration.ZERO);
+                return true;
+            }
+
+            @Override
+            public CompletionStage<Boolean> decideAsync(int key) {
+                return store.tryAcquireAsync(keys[key], tiers, 1).thenCompose(decision -> !decision.allowed()
+                        ? CompletableFuture.completedFuture(false)
+                        : store.giveBackAsync(keys[key], tiers, 1, Duration.ZERO).thenApply(given -> true));
+            }
+        };
+    }
+
+    /**
+     * One {@code RPermitExpirableSemaphore} per key, its permits set first ({@code trySetPermits},
+     * at most {@value #SETTING_AT_ONCE} keys at a time), then {@code tryAcquire} with no wait and
+     * the lease, and {@code release} of the permit.
+     */
+    private static Decider semaphorePairs(RedissonClient client, String[] keys, Limits limits) {
+        RPermitExpirableSemaphore[] semaphores = new RPermitExpirableSemaphore[keys.length];
+        for (int from = 0; from < keys.length; from += SETTING_AT_ONCE) {
+            List<CompletableFuture<Boolean>> set = new ArrayList<>();
+            for (int i = from; i < Math.min(keys.length, from + SETTING_AT_ONCE); i++) {
+                semaphores[i] = client.getPermitExpirableSemaphore(keys[i]);
+                set.add(semaphores[i].trySetPermitsAsync(Math.toIntExact(limits.limit())).toCompletableFuture());
+            }
+            CompletableFuture.allOf(set.toArray(CompletableFuture[]::new)).join();
+        }
+        long lease = LEASE.toMillis();
+        return new Decider() {
+            @Override
+            public boolean decide(int key) {
+                String permit;
+                try {
+                    permit = semaphores[key].tryAcquire(0, lease, TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(e);
+                }
+                if (permit == null) {
+                    return false;
+                }
+                semaphores[key].release(permit);
+                return true;
+            }
+
+            @Override
+            public CompletionStage<Boolean> decideAsync(int key) {
+                return semaphores[key].tryAcquireAsync(0, lease, TimeUnit.MILLISECONDS).thenCompose(permit ->
+                        permit == null ? CompletableFuture.completedFuture(false)
+                                : semaphores[key].releaseAsync(permit).thenApply(released -> true));
             }
         };
     }

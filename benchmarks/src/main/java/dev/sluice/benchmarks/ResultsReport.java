@@ -65,6 +65,10 @@ public final class ResultsReport {
             "AnnotatedCallBenchmark.resilience4jOneLimiter", "Resilience4j `@RateLimiter(name = \"annotated\")`",
             "AnnotatedCallBenchmark.unproxied", "the same method, no proxy (the floor)");
 
+    private static final Map<String, String> CONCURRENCY_PAIRS = labels(
+            "ConcurrencyBenchmark.sluice", "Sluice CONCURRENCY tier",
+            "ConcurrencyBenchmark.resilience4j", "Resilience4j SemaphoreBulkhead");
+
     private ResultsReport() {
     }
 
@@ -218,6 +222,12 @@ public final class ResultsReport {
                 + " counted (`sluice.decisions`) and the store timed (`sluice.store.latency`; over the in-memory"
                 + " store, one decision in 64).");
         jmhTables(md, jmh, ANNOTATED_CALLS, label -> label.startsWith("Resilience4j"));
+        md.line();
+        md.line("**A permit of a concurrency limit taken and given back**, as a call that runs no time holds"
+                + " it, with a limit no run reaches. Sluice: `RateLimiter.tryAcquire(key)` then `release` with"
+                + " `Tier.concurrency(1_000_000, 30s)` on the in-memory store. Resilience4j: a `SemaphoreBulkhead`"
+                + " per key, kept as for the decisions above, `tryAcquirePermission()` then `onComplete()`.");
+        jmhTables(md, jmh, CONCURRENCY_PAIRS, label -> label.startsWith("Resilience4j"));
     }
 
     /** What keys sharing one {@code String.hashCode} cost a decision, beside ordinary keys. */
@@ -352,7 +362,7 @@ public final class ResultsReport {
                         row.scriptMicrosPerCall() == null ? "—" : tenths(row.scriptMicrosPerCall()),
                         hundredths(row.scriptCallsPerDecision()),
                         whole(row.scriptCallsPerDecision() * row.decisionsPerSecond()), String.valueOf(row.failures()),
-                        row.sluice() && redisson.isPresent()
+                        row.sluice() && redisson.isPresent() && !row.subject().equals(RedisSubject.CONCURRENCY_PAIR)
                                 ? ratio(row.decisionsPerSecond() / redisson.get().decisionsPerSecond()) : "",
                         row.sluice() && ceiling.isPresent()
                                 ? ratio(row.decisionsPerSecond() / ceiling.get().decisionsPerSecond()) : ""));
@@ -360,6 +370,18 @@ public final class ResultsReport {
             md.table(List.of("", "client", "decisions/s", "admitted", "p50 ms", "p99 ms", "p99.9 ms",
                     "client CPU µs", "client bytes", "server CPU µs", "script µs", "scripts", "scripts/s", "failed",
                     "÷ RRateLimiter", "÷ ceiling"), 2, table);
+            Optional<Row> pairs = rows.stream().filter(row -> row.subject().equals(RedisSubject.CONCURRENCY_PAIR))
+                    .findFirst();
+            Optional<Row> semaphore = rows.stream()
+                    .filter(row -> row.subject().equals(RedisSubject.REDISSON_SEMAPHORE_PAIR)).findFirst();
+            if (pairs.isPresent() && semaphore.isPresent()) {
+                md.line();
+                md.line(String.format(Locale.ROOT, "Concurrency: %s × the permits taken and given back a second of"
+                                + " Redisson's `RPermitExpirableSemaphore` (%s against %s), p99 %.0f µs against %.0f µs.",
+                        ratio(pairs.get().decisionsPerSecond() / semaphore.get().decisionsPerSecond()),
+                        whole(pairs.get().decisionsPerSecond()), whole(semaphore.get().decisionsPerSecond()),
+                        pairs.get().p99Millis() * 1000, semaphore.get().p99Millis() * 1000));
+            }
             Optional<Row> localSync = rows.stream().filter(row -> row.subject().equals(RedisSubject.LOCAL_SYNC))
                     .findFirst();
             Optional<Row> redisPath = rows.stream().filter(row -> row.subject().equals("Sluice SLIDING_WINDOW")

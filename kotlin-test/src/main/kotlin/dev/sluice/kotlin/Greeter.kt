@@ -2,7 +2,6 @@ package dev.sluice.kotlin
 
 import dev.sluice.annotation.RateLimited
 import java.util.concurrent.atomic.AtomicInteger
-import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.flow.Flow
 import kotlinx.coroutines.flow.flow
 import kotlinx.coroutines.yield
@@ -29,21 +28,6 @@ open class Greeter {
     open fun countdown(user: String): Flow<Int> = flow {
         for (i in 3 downTo 1) {
             emit(i)
-        }
-    }
-
-    /** How many calls of [export] are running. */
-    open val exporting = AtomicInteger()
-
-    /** Exports for a user once [done] completes, at most one export per user running at once. */
-    @RateLimited(key = "#user", concurrency = 1)
-    open suspend fun export(user: String, done: CompletableDeferred<Unit>): String {
-        exporting.incrementAndGet()
-        try {
-            done.await()
-            return "exported $user"
-        } finally {
-            exporting.decrementAndGet()
         }
     }
 }

@@ -15,7 +15,6 @@ import java.util.concurrent.CopyOnWriteArrayList
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.cancelAndJoin
-import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.flow.toList
 import kotlinx.coroutines.launch
@@ -43,6 +42,9 @@ class SuspendFunctionLimitsTest {
         fun concierge() = Concierge()
 
         @Bean
+        fun exporter() = Exporter()
+
+        @Bean
         fun clock() = MutableClock(Instant.parse("2500-01-01T00:00:00Z"))
     }
 
@@ -66,36 +68,38 @@ class SuspendFunctionLimitsTest {
     }
 
     @Test
-    fun `a suspend function holds its permit while it runs, and gives it back when it returns or is cancelled`() =
-        withGreeter { greeter ->
-            coroutineScope {
+    fun `a suspend function holds its permit while it runs, and gives it back when it returns or is cancelled`() {
+        AnnotationConfigApplicationContext(App::class.java).use { context ->
+            val exporter = context.getBean(Exporter::class.java)
+            runBlocking {
                 val done = CompletableDeferred<Unit>()
-                val running = launch(Dispatchers.Default) { greeter.export("ann", done) }
+                val running = launch(Dispatchers.Default) { exporter.export("ann", done) }
                 withTimeout(10_000) {
-                    while (greeter.exporting.get() == 0) {
+                    while (exporter.exporting.get() == 0) {
                         delay(1)
                     }
                 }
 
-                val rejected = runCatching { greeter.export("ann", CompletableDeferred(Unit)) }.exceptionOrNull()
+                val rejected = runCatching { exporter.export("ann", CompletableDeferred(Unit)) }.exceptionOrNull()
                 assertThat(rejected).isInstanceOfSatisfying(RateLimitExceededException::class.java) {
                     assertThat(it.decision().concurrency()).isTrue()
                 }
                 done.complete(Unit)
                 running.join()
-                assertThat(greeter.export("ann", CompletableDeferred(Unit))).isEqualTo("exported ann")
+                assertThat(exporter.export("ann", CompletableDeferred(Unit))).isEqualTo("exported ann")
 
-                val cancelled = launch(Dispatchers.Default) { greeter.export("bob", CompletableDeferred()) }
+                val cancelled = launch(Dispatchers.Default) { exporter.export("bob", CompletableDeferred()) }
                 withTimeout(10_000) {
-                    while (greeter.exporting.get() == 0) {
+                    while (exporter.exporting.get() == 0) {
                         delay(1)
                     }
                 }
                 cancelled.cancelAndJoin()
-                assertThat(greeter.export("bob", CompletableDeferred(Unit))).`as`("after the cancelled call")
+                assertThat(exporter.export("bob", CompletableDeferred(Unit))).`as`("after the cancelled call")
                     .isEqualTo("exported bob")
             }
         }
+    }
 
     @Test
     fun `the key expression names the parameter`() = withGreeter { greeter ->

@@ -108,6 +108,11 @@ public final class PropertiesLimitOverrides implements LimitOverrides, Applicati
         if (tier.getConcurrency() != null) {
             return concurrencyTier(property, tier);
         }
+        if (tier.getAlgorithm() == Algorithm.CONCURRENCY) {
+            throw new SluiceConfigurationException(property + ".algorithm is concurrency",
+                    "Limit the calls running at once with " + property + ".concurrency, in place of limit, window and"
+                    + " algorithm.", null);
+        }
         if (tier.getLease() != null) {
             throw new SluiceConfigurationException(property + ".lease is set without concurrency",
                     "Set " + property + ".concurrency to limit the calls running at once, or remove the lease.", null);

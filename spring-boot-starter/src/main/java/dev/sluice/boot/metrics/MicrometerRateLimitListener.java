@@ -15,13 +15,15 @@ import java.util.concurrent.ConcurrentHashMap;
  * Records {@code sluice.decisions} (tags {@code limiter}, {@code outcome}: allowed; rejected by
  * the limits; overloaded, rejected because the store was overloaded; or error, a store failure
  * that the failure policy answered), {@code sluice.key.errors} (calls whose key or cost could
- * not be worked out; tag {@code limiter}) and {@code sluice.wait} (tag {@code limiter}). Keys
+ * not be worked out; tag {@code limiter}), {@code sluice.wait} (tag {@code limiter}) and
+ * {@code sluice.held} (how long calls held permits of a concurrency tier; tag {@code limiter}). Keys
  * never become tags: their number is unbounded and they may be personal data.
  */
 final class MicrometerRateLimitListener implements RateLimitListener {
 
     private final MeterRegistry registry;
     private final Map<String, Meters> meters = new ConcurrentHashMap<>();
+    private final Map<String, Timer> heldTimers = new ConcurrentHashMap<>();
 
     MicrometerRateLimitListener(MeterRegistry registry) {
         this.registry = registry;
@@ -71,6 +73,14 @@ final class MicrometerRateLimitListener implements RateLimitListener {
     @Override
     public void onWait(RateLimiter limiter, Duration waited) {
         meters(limiter).waits.record(waited);
+    }
+
+    @Override
+    public void onRelease(RateLimiter limiter, String key, Duration held) {
+        // Only limiters with a concurrency tier release permits, and only they get the timer.
+        heldTimers.computeIfAbsent(limiter.name(), name -> Timer.builder("sluice.held")
+                .description("How long calls held permits of a concurrency limit").tag("limiter", name)
+                .register(registry)).record(held);
     }
 
     /** Counted by limiter only: plan names come from the application's data, and tags must stay few. */

@@ -19,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
@@ -725,7 +726,7 @@ public final class RateLimiter {
         waiter.turn.rejected(answer.decision());
         CompletionStage<Void> slept = answer.decision().concurrency()
                 ? sleeper.sleepAsync(wait, waitLines.released(waiter.key)) : sleeper.sleepAsync(wait);
-        return slept.thenCompose(ignored -> inLineAsync(waiter, null));
+        return waiter.sleeping(slept).thenCompose(ignored -> inLineAsync(waiter, null));
     }
 
     /**
@@ -745,7 +746,7 @@ public final class RateLimiter {
             return giveBackReservedAsync(waiter.key, waiter.cost, answer)
                     .thenCompose(given -> CompletableFuture.failedFuture(new CancellationException()));
         }
-        return sleeper.sleepAsync(delay).thenCompose(ignored -> {
+        return waiter.sleeping(sleeper.sleepAsync(delay)).thenCompose(ignored -> {
             if (waiter.reserved.getAndSet(null) == null) {
                 // Cancelled while it slept, and the permit given back then.
                 return CompletableFuture.failedFuture(new CancellationException());
@@ -785,6 +786,8 @@ public final class RateLimiter {
         final CompletableFuture<Decision> served = new CompletableFuture<>();
         /** The answer whose reserved permit the caller sleeps until, while it does. */
         final AtomicReference<@Nullable Answer> reserved = new AtomicReference<>();
+        /** The sleep the caller is in, if any, which a cancellation stops. */
+        private final AtomicReference<@Nullable CompletionStage<Void>> sleep = new AtomicReference<>();
 
         Waiter(String key, long cost, @Nullable String plan, WaitLines.Turn turn, Instant start, Instant deadline) {
             this.key = key;
@@ -804,6 +807,23 @@ public final class RateLimiter {
             Answer held = reserved.getAndSet(null);
             if (held != null) {
                 giveBackReservedAsync(key, cost, held);
+            }
+            stopSleeping(sleep.getAndSet(null));
+        }
+
+        /** Records the sleep the caller goes into, stopping it at once if the caller has cancelled already. */
+        CompletionStage<Void> sleeping(CompletionStage<Void> slept) {
+            sleep.set(slept);
+            if (served.isCancelled()) {
+                stopSleeping(sleep.getAndSet(null));
+            }
+            return slept;
+        }
+
+        /** Cancels a sleep, so that the sleeper's timer does not fire for a caller that went away. */
+        private static void stopSleeping(@Nullable CompletionStage<Void> slept) {
+            if (slept instanceof Future<?> future) {
+                future.cancel(false);
             }
         }
     }

@@ -6,6 +6,8 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -27,7 +29,9 @@ public interface Sleeper {
     /**
      * Completes after {@code duration} without blocking the caller. The default completes on
      * Sluice's own daemon threads, named {@code sluice-wait-<n>}, as many as cores: the caller's
-     * continuation runs there, never on the common fork-join pool.
+     * continuation runs there, never on the common fork-join pool. A limiter cancels the stage
+     * (when it is a {@link java.util.concurrent.Future}) once its caller has gone: the system
+     * sleeper then drops its timer.
      *
      * @param duration how long, positive
      * @return a stage completing after the wait
@@ -87,6 +91,21 @@ final class SystemSleeper implements Sleeper {
         TimeUnit.NANOSECONDS.sleep(duration.toNanos());
     }
 
+    /** Completes on the waits pool when its timer fires; cancelled, it drops the timer at once. */
+    @Override
+    public CompletionStage<Void> sleepAsync(Duration duration) {
+        CompletableFuture<Void> slept = new CompletableFuture<>();
+        ScheduledFuture<?> timer = Timers.SCHEDULER.schedule(
+                () -> DaemonThreads.waits().execute(() -> slept.complete(null)),
+                duration.toNanos(), TimeUnit.NANOSECONDS);
+        slept.whenComplete((done, failure) -> {
+            if (slept.isCancelled()) {
+                timer.cancel(false);
+            }
+        });
+        return slept;
+    }
+
     @Override
     public void sleep(Duration duration, CompletionStage<?> wakeUp) throws InterruptedException {
         try {
@@ -96,9 +115,30 @@ final class SystemSleeper implements Sleeper {
         }
     }
 
+    /** As {@link #sleepAsync(Duration)}; woken, or cancelled, it drops its timer. */
     @Override
     public CompletionStage<Void> sleepAsync(Duration duration, CompletionStage<?> wakeUp) {
-        return CompletableFuture.anyOf(sleepAsync(duration).toCompletableFuture(),
-                wakeUp.toCompletableFuture().handle((done, failure) -> null)).thenApply(done -> null);
+        CompletableFuture<Void> timer = sleepAsync(duration).toCompletableFuture();
+        CompletableFuture<Void> slept = new CompletableFuture<>();
+        timer.thenRun(() -> slept.complete(null));
+        wakeUp.whenComplete((woken, failure) -> DaemonThreads.waits().execute(() -> slept.complete(null)));
+        slept.whenComplete((done, failure) -> timer.cancel(false));
+        return slept;
+    }
+
+    /** The one timer thread of the system sleeper; it only hands completions to the waits pool. */
+    private static final class Timers {
+        static final ScheduledThreadPoolExecutor SCHEDULER = scheduler();
+
+        private static ScheduledThreadPoolExecutor scheduler() {
+            ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1, task -> {
+                Thread thread = new Thread(task, "sluice-wait-timer");
+                thread.setDaemon(true);
+                return thread;
+            });
+            // A cancelled timer leaves the queue at once, rather than when it would have fired.
+            scheduler.setRemoveOnCancelPolicy(true);
+            return scheduler;
+        }
     }
 }

@@ -39,6 +39,9 @@ public record Tier(long limit, Duration window, Algorithm algorithm, boolean cou
      */
     public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
 
+    /** The shortest lease of a concurrency tier: one second. */
+    public static final Duration MIN_LEASE = Duration.ofSeconds(1);
+
     /** The largest {@code limit × window in ms} a tier may have: 2<sup>52</sup>. */
     public static final long MAX_LIMIT_TIMES_WINDOW_MILLIS = 1L << 52;
 
@@ -66,6 +69,10 @@ public record Tier(long limit, Duration window, Algorithm algorithm, boolean cou
             throw new IllegalArgumentException("a concurrency tier neither counts rejected calls nor blocks: a rejected"
                     + " call holds no permit");
         }
+        if (algorithm == Algorithm.CONCURRENCY && window.compareTo(MIN_LEASE) < 0) {
+            throw new IllegalArgumentException("a concurrency tier's lease must be at least " + MIN_LEASE + ", was "
+                    + window + ": a shorter one could run out between two renewals of a running call");
+        }
         if (blockFor.isNegative() || blockFor.getNano() % 1_000_000 != 0
                 || blockFor.compareTo(Duration.ofMillis(MAX_LIMIT_TIMES_WINDOW_MILLIS)) > 0) {
             throw new IllegalArgumentException("blockFor must be whole milliseconds, from zero to 2^52 ms, was "
@@ -90,7 +97,7 @@ public record Tier(long limit, Duration window, Algorithm algorithm, boolean cou
      *
      * @param permits the permits that may be held at once, positive
      * @param lease   how long a shared store keeps a permit whose holder stopped renewing it
-     *                (it died, or stopped answering): whole milliseconds. Holders renew their
+     *                (it died, or stopped answering): whole milliseconds, at least a second. Holders renew their
      *                leases while their calls run, so the lease bounds how long a crashed
      *                holder's permits stay taken, never how long a call may run.
      * @return the tier

@@ -237,7 +237,7 @@ public @interface RateLimited {
      * With {@link #concurrency()}: how long a store shared by several processes (Redis) keeps a
      * permit whose holder stopped renewing it, because its process died or stopped answering.
      * Holders renew their leases while their calls run, so a lease never cuts a slow call short;
-     * it bounds how long a crashed holder's permits stay taken. Same format as
+     * it bounds how long a crashed holder's permits stay taken. At least a second; same format as
      * {@link #window()}.
      *
      * <p>Default: {@code ""}, 30 seconds.

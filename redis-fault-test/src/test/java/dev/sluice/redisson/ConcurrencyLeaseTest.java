@@ -65,12 +65,12 @@ class ConcurrencyLeaseTest {
         }
         assertThat(renewedEnd).as("the end of the holder's last lease, once renewed").isGreaterThan(firstEnd);
 
-        long left = renewedEnd - server.time().toEpochMilli();
-        long died = System.nanoTime();
+        long shuttingDown = System.nanoTime();
         dying.shutdown();
-        Duration shutdown = since(died);
+        long died = System.nanoTime();
         assertThat(other.tryAcquire(key, tiers, 1).allowed()).as("another instance just after the holder died")
                 .isFalse();
+        long left = lastLeaseEnd(server) - server.time().toEpochMilli();
 
         int taken = 0;
         long giveUp = died + TimeUnit.SECONDS.toNanos(10);
@@ -82,9 +82,9 @@ class ConcurrencyLeaseTest {
             }
         }
         Duration freed = since(died);
-        System.out.printf("dead holder: client shut down in %d ms; its %d permits free %d ms after the shutdown began"
-                + " (lease %d ms, %d ms of it left at the shutdown)%n", shutdown.toMillis(), PERMITS, freed.toMillis(),
-                lease.toMillis(), left);
+        System.out.printf("dead holder: client shut down in %d ms, its last lease then ending in %d ms (lease %d ms);"
+                + " its %d permits all taken %d ms after the shutdown%n", (died - shuttingDown) / 1_000_000, left,
+                lease.toMillis(), PERMITS, freed.toMillis());
         assertThat(taken).as("permits the other instance got within 10 s").isEqualTo(PERMITS);
         assertThat(freed).as("time until all were free").isLessThanOrEqualTo(lease.plusSeconds(1));
         assertThat(other.tryAcquire(key, tiers, 1).allowed()).as("a permit beyond the limit").isFalse();
@@ -123,6 +123,34 @@ class ConcurrencyLeaseTest {
         assertThat(b.tryAcquire(key, tiers, 1).allowed()).as("a call once B gave one back").isTrue();
         assertThat(b.tryAcquire(key, tiers, 1).allowed()).as("one more").isFalse();
         giveBack(b, tiers, PERMITS);
+    }
+
+    /**
+     * One instance: its first call's lease runs out (the store's clock moves past it before any
+     * renewal, as when renewals cannot reach Redis), a second call takes the permit, then the first
+     * call ends. Its release lets go of its own lease, which Redis no longer holds, not the second
+     * call's: another instance is still refused.
+     */
+    @Test
+    void aLateReleaseFreesNoPermitOfACallOfItsOwnInstance(RedisServer server) {
+        // Renewed a third of the way through, ten seconds of real time after each call: the test is done before.
+        Duration lease = Duration.ofSeconds(30);
+        List<Tier> tiers = List.of(Tier.concurrency(1, lease));
+        MutableClock clock = new MutableClock(Instant.ofEpochMilli(System.currentTimeMillis()));
+        RedissonRateLimitStore instance = store(connect(server), clock);
+        RedissonRateLimitStore other = store(connect(server), clock);
+
+        assertThat(instance.tryAcquire(key, tiers, 1).allowed()).as("the first call").isTrue();
+        clock.advance(lease.plusSeconds(1));
+        assertThat(instance.tryAcquire(key, tiers, 1).allowed()).as("a second call, the first call's lease over")
+                .isTrue();
+
+        instance.giveBack(key, tiers, 1, lease.plusSeconds(1));
+        assertThat(other.tryAcquire(key, tiers, 1).allowed()).as("another instance, the second call running")
+                .isFalse();
+        instance.giveBack(key, tiers, 1, Duration.ZERO);
+        assertThat(other.tryAcquire(key, tiers, 1).allowed()).as("once the second call ended").isTrue();
+        other.giveBack(key, tiers, 1, Duration.ZERO);
     }
 
     @Test
@@ -169,8 +197,9 @@ class ConcurrencyLeaseTest {
     }
 
     private static RedissonRateLimitStore store(RedissonClient client, MutableClock clock) {
-        // Patient: a loaded machine must not turn a slow decision into a failure.
-        RedissonRateLimitStore.Builder builder = RedissonRateLimitStore.builder(client).timeout(RedisClients.PATIENT);
+        // Patient: a loaded machine must not turn a slow decision into a failure, nor refuse it as overloaded.
+        RedissonRateLimitStore.Builder builder = RedissonRateLimitStore.builder(client).timeout(RedisClients.PATIENT)
+                .maxQueueWait(RedisClients.PATIENT);
         return (clock == null ? builder : builder.clock(clock)).build();
     }
 

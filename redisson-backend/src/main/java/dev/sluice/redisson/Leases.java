@@ -20,19 +20,24 @@ import org.jspecify.annotations.Nullable;
  * The permits this store's calls hold in concurrency tiers, by store key, each with the entry
  * its call made in the tier's log: renewed in the background, all that are due in one script
  * call per hash slot (one in all outside a cluster), a third of the way through each lease, until
- * their calls release them. Renewals go by a monotonic clock, whatever the store's clock does.
+ * their calls release them. Renewals go by a monotonic clock, whatever the store's clock does;
+ * the renewing thread stops once no permit has been held for a while.
  *
- * <p>The permits of one key are alike: a release gives back any one of the key's leases of the
- * same cost, the latest taken.
+ * <p>A release lets go of the call's own lease: of the key's leases of its cost, the one taken
+ * closest to when the call was admitted. A call whose lease ran out while it ran (its renewals
+ * could not reach Redis) so releases its own entry, which Redis no longer holds, never that of a
+ * call admitted since.
  */
 final class Leases {
 
     /** How often the renewer looks for leases that are due. */
     static final long TICK_MILLIS = 100;
+    /** Ticks without a held lease after which the renewing thread stops. */
+    private static final int IDLE_TICKS = 100;
 
     /**
-     * A permit held: the call's entry in the log, the tier's keys, and when it is next renewed,
-     * in {@link System#nanoTime()}.
+     * A permit held: the call's entry in the log, the tier's keys, when it was taken and when it
+     * is next renewed, in {@link System#nanoTime()}.
      */
     static final class Lease {
         final byte[] id;
@@ -41,6 +46,7 @@ final class Leases {
         final String log;
         final long leaseMillis;
         final int slot;
+        final long takenAt;
         volatile long renewAt;
 
         Lease(byte[] id, long cost, String state, String log, long leaseMillis, int slot, long now) {
@@ -50,6 +56,7 @@ final class Leases {
             this.log = log;
             this.leaseMillis = leaseMillis;
             this.slot = slot;
+            this.takenAt = now;
             this.renewAt = now + TimeUnit.MILLISECONDS.toNanos(leaseMillis) / 3;
         }
     }
@@ -58,7 +65,10 @@ final class Leases {
     private final Function<List<Lease>, CompletableFuture<?>> renewer;
     private final boolean bySlot;
     private final LongSupplier nanoTime;
-    private volatile @Nullable ScheduledExecutorService scheduler;
+    /** The renewing thread's scheduler while it runs; guarded by this. */
+    private @Nullable ScheduledExecutorService scheduler;
+    /** Ticks in a row that found no lease; read and written by the renewing thread. */
+    private int idleTicks;
 
     /**
      * @param renewer sends one renewal of leases that share a slot; its stage fails when they
@@ -80,29 +90,34 @@ final class Leases {
             kept.addLast(lease);
             return kept;
         });
-        if (scheduler == null) {
-            start();
-        }
+        renewing();
     }
 
-    /** Lets go of a lease of {@code key} of this cost, and gives its entry's id; {@code null} when none is held. */
-    byte @Nullable [] release(String key, long cost) {
+    /**
+     * Lets go of the lease of a call of {@code key} of this cost admitted {@code agoNanos} ago,
+     * and gives its entry's id; {@code null} when the store holds no such lease.
+     */
+    byte @Nullable [] release(String key, long cost, long agoNanos) {
+        long admitted = nanoTime.getAsLong() - agoNanos;
         byte[][] released = new byte[1][];
         held.computeIfPresent(key, (k, leases) -> {
-            for (var i = leases.descendingIterator(); i.hasNext(); ) {
-                Lease lease = i.next();
-                if (lease.cost == cost) {
-                    i.remove();
-                    released[0] = lease.id;
-                    break;
+            Lease closest = null;
+            for (Lease lease : leases) {
+                if (lease.cost == cost && (closest == null
+                        || Math.abs(lease.takenAt - admitted) < Math.abs(closest.takenAt - admitted))) {
+                    closest = lease;
                 }
+            }
+            if (closest != null) {
+                leases.remove(closest);
+                released[0] = closest.id;
             }
             return leases.isEmpty() ? null : leases;
         });
         return released[0];
     }
 
-    private synchronized void start() {
+    private synchronized void renewing() {
         if (scheduler != null) {
             return;
         }
@@ -111,12 +126,28 @@ final class Leases {
             thread.setDaemon(true);
             return thread;
         });
+        idleTicks = 0;
         started.scheduleWithFixedDelay(this::renewDue, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
         scheduler = started;
     }
 
+    /** Stops the renewing thread if still no lease is held: a lease taken meanwhile starts it again. */
+    private synchronized void stopIfIdle() {
+        if (held.isEmpty() && scheduler != null) {
+            scheduler.shutdown();
+            scheduler = null;
+        }
+    }
+
     /** Renews the leases that are due; those that fail are tried again at the next tick. */
     void renewDue() {
+        if (held.isEmpty()) {
+            if (++idleTicks >= IDLE_TICKS) {
+                stopIfIdle();
+            }
+            return;
+        }
+        idleTicks = 0;
         long now = nanoTime.getAsLong();
         Map<Integer, List<Lease>> due = new LinkedHashMap<>();
         for (Collection<Lease> leases : held.values()) {

@@ -38,6 +38,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 import java.util.function.Function;
@@ -565,12 +566,13 @@ public final class RedissonRateLimitStore implements CountSyncStore {
 
     /**
      * The arguments of give-back.lua for a call admitted {@code agoMillis} ago. Its id is known
-     * when it holds permits in a concurrency tier: that of the lease it lets go of, which this
-     * store stops renewing. A call whose lease this store does not hold (it was released already)
-     * gives no permit of such a tier back.
+     * when it holds permits in a concurrency tier: that of its own lease, the one this store took
+     * closest to then, which it stops renewing. A call whose lease this store does not hold (it
+     * was released already) gives no permit of such a tier back.
      */
     private Object[] giveBackArguments(String key, List<Tier> tiers, long cost, long agoMillis) {
-        byte[] id = tiers.stream().anyMatch(Tier::isConcurrency) ? leases.release(key, cost) : null;
+        byte[] id = tiers.stream().anyMatch(Tier::isConcurrency)
+                ? leases.release(key, cost, TimeUnit.MILLISECONDS.toNanos(agoMillis)) : null;
         return giveBackArguments(id != null ? id : NO_ID, tiers, cost, agoMillis);
     }
 

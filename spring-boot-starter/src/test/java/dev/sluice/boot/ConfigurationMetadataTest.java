@@ -80,7 +80,7 @@ class ConfigurationMetadataTest {
     @Test
     void hintsTheAlgorithmsAndExampleDurations() {
         assertThat(values(hints.get("sluice.limits.*.tiers[*].algorithm")))
-                .containsExactly("fixed-window", "sliding-window", "sliding-log", "token-bucket");
+                .containsExactly("fixed-window", "sliding-window", "sliding-log", "token-bucket", "concurrency");
         assertThat(values(hints.get("sluice.limits.*.tiers[*].window"))).contains("10s", "1m");
         assertThat(providers(hints.get("sluice.limits.*.tiers[*].window"))).containsExactly("any");
         assertThat(values(hints.get("sluice.limits.*.tiers[*].block-for"))).contains("15m");

@@ -488,41 +488,52 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
     @Override
     public void giveBack(String key, List<Tier> tiers, long cost, Duration ago) {
         RateLimitStore.check(this, key, tiers, cost);
-        long agoMillis = Ago.millis(ago);
+        giveBack("", key, tiers, cost, Ago.millis(ago));
+    }
+
+    /**
+     * Gives back as {@link #giveBack(String, List, long, Duration)} does, for the store key
+     * {@code prefix + key}, of a request already checked: a key decided lately is found at its
+     * place, as decisions find it.
+     */
+    void giveBack(String prefix, String key, List<Tier> tiers, long cost, long agoMillis) {
         long now = now();
+        int place = placeOf(prefix, key);
+        KeyState placedState = place >= 0 ? placed[place] : null;
+        if (placedState != null && placedState.isKey(prefix, key) && giveBack(placedState, now, tiers, cost,
+                agoMillis)) {
+            return;
+        }
         KeyProbe probe = probes.get();
         try {
-            KeyProbe lookup = probe.of("", key);
+            KeyProbe lookup = probe.of(prefix, key);
             // A state dropped while it is looked up is looked up again, a few times at most.
             for (int tries = 0; tries < 4; tries++) {
                 KeyState state = policy.getIfPresentQuietly(lookup);
                 if (state == null || state.dead()) {
                     state = rescued.get(lookup);
                 }
-                if (state == null) {
-                    return;
-                }
-                boolean given = false;
-                state.lock();
-                try {
-                    // A rescued state is dead until a decision takes it back, but still the key's.
-                    if (!state.dead() || rescued.get(state) == state) {
-                        state.giveBack(now, agoMillis, tiers, cost);
-                        given = true;
-                    }
-                } finally {
-                    state.unlock();
-                }
-                if (given) {
-                    if (tiers.stream().anyMatch(Tier::isConcurrency)) {
-                        // Permits no longer held may make the key idle: Caffeine reads its idle time again.
-                        keys.getIfPresent(state);
-                    }
+                if (state == null || giveBack(state, now, tiers, cost, agoMillis)) {
                     return;
                 }
             }
         } finally {
             probe.release();
+        }
+    }
+
+    /** Gives back under the state's lock, unless the store dropped the state; whether it did. */
+    private boolean giveBack(KeyState state, long now, List<Tier> tiers, long cost, long agoMillis) {
+        state.lock();
+        try {
+            // A rescued state is dead until a decision takes it back, but still the key's.
+            if (!state.dead() || rescued.get(state) == state) {
+                state.giveBack(now, agoMillis, tiers, cost);
+                return true;
+            }
+            return false;
+        } finally {
+            state.unlock();
         }
     }
 

@@ -2,6 +2,7 @@ package dev.sluice;
 
 import dev.sluice.annotation.FailurePolicy;
 import dev.sluice.annotation.OnLimit;
+import dev.sluice.internal.Ago;
 import dev.sluice.internal.LocalAdmissions;
 import java.time.Duration;
 import java.time.Instant;
@@ -1035,10 +1036,16 @@ public final class RateLimiter {
         if (held.isEmpty()) {
             return;
         }
-        String storeKey = storeKey(key);
         Duration ago = since(admittedAt);
-        RateLimitStore admittedBy = admittedBy(storeKey, cost, admittedAt);
+        InMemoryRateLimitStore inMemory = inMemoryStore;
         try {
+            if (inMemory != null && fallbackStore == null) {
+                // As decisions go: to the in-memory store beneath decorators, without making the store key.
+                inMemory.giveBack(namespace, key, held, cost, Ago.millis(ago));
+                return;
+            }
+            String storeKey = storeKey(key);
+            RateLimitStore admittedBy = admittedBy(storeKey, cost, admittedAt);
             if (admittedBy != null) {
                 admittedBy.giveBack(storeKey, held, cost, ago);
             } else {

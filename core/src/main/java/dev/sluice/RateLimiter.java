@@ -548,6 +548,11 @@ public final class RateLimiter {
         }
     }
 
+    /** {@link #sleep(String, Decision, Duration)} without blocking. */
+    private CompletionStage<Void> sleepAsync(String key, Decision rejection, Duration wait) {
+        return rejection.concurrency() ? sleeper.sleepAsync(wait, waitLines.released(key)) : sleeper.sleepAsync(wait);
+    }
+
     /** Whether the limits changed, or a key was paused, since the store gave this answer. */
     private boolean outdated(Answer answer) {
         return changes.get() != answer.asOf();
@@ -725,9 +730,8 @@ public final class RateLimiter {
                     : inLineAsync(waiter, null));
         }
         waiter.turn.rejected(answer.decision());
-        CompletionStage<Void> slept = answer.decision().concurrency()
-                ? sleeper.sleepAsync(wait, waitLines.released(waiter.key)) : sleeper.sleepAsync(wait);
-        return waiter.sleeping(slept).thenCompose(ignored -> inLineAsync(waiter, null));
+        return waiter.sleeping(sleepAsync(waiter.key, answer.decision(), wait))
+                .thenCompose(ignored -> inLineAsync(waiter, null));
     }
 
     /**

@@ -46,22 +46,22 @@ class ConcurrencyAcrossInstancesTest {
     private static final Duration RUN = Duration.ofSeconds(3);
 
     /**
-     * The least time-weighted average of calls running, of 4, that a run must keep: each permit
-     * is held in Redis a little longer than its call runs, by the admission's reply and the
-     * give-back's round trip, a few milliseconds each on a busy 2-core machine, against 10 ms
-     * of work on average. There, with other builds running beside (load average up to 26), a
-     * single server kept 3.0 to 3.6 and a cluster 2.4 to 3.4 (its test runs first in the JVM),
-     * while Redis held 3.9 permits on average.
+     * The least time-weighted average of calls running, of 4, that a run must keep. Each permit is
+     * held in Redis a little longer than its call runs, by the admission's reply and the give-back's
+     * round trip, a few milliseconds each on a busy 2-core machine, against 10 ms of work on
+     * average: alone, a single server kept 3.0 to 3.6 and a cluster 2.4 to 3.4, while Redis held
+     * 3.9 permits on average; beside a whole build, a single server once kept 2.6. A permit left
+     * unused (a release lost until its lease ends, a waiter that stops asking) would bring the
+     * average near zero in three seconds.
      */
-    private static final double LEAST_AVERAGE_ON_A_SERVER = 2.75;
-    private static final double LEAST_AVERAGE_ON_A_CLUSTER = 2.0;
+    private static final double LEAST_AVERAGE = 1.5;
 
     @Test
     void onASingleServerNoMoreThanTheLimitRunAndThePermitsAreKeptInUse(RedisServer server) throws Exception {
         Occupancy occupancy = run(() -> RedisClients.connect(server));
         assertThat(occupancy.max()).as("most calls running at once").isLessThanOrEqualTo(PERMITS);
         assertThat(occupancy.average()).as("time-weighted average of calls running")
-                .isGreaterThanOrEqualTo(LEAST_AVERAGE_ON_A_SERVER);
+                .isGreaterThanOrEqualTo(LEAST_AVERAGE);
     }
 
     @Test
@@ -69,7 +69,7 @@ class ConcurrencyAcrossInstancesTest {
         Occupancy occupancy = run(() -> RedisClients.connect(cluster));
         assertThat(occupancy.max()).as("most calls running at once").isLessThanOrEqualTo(PERMITS);
         assertThat(occupancy.average()).as("time-weighted average of calls running")
-                .isGreaterThanOrEqualTo(LEAST_AVERAGE_ON_A_CLUSTER);
+                .isGreaterThanOrEqualTo(LEAST_AVERAGE);
     }
 
     private static Occupancy run(Supplier<RedissonClient> connect) throws Exception {
